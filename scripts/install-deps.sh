@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Installs fusecert's build and test dependencies from Debian packages (apt only).
+# Idempotent: packages already present are skipped. Add a package to the list of
+# the feature that needs it; nothing is downloaded from anywhere but apt.
+set -euo pipefail
+
+PKGS_BUILD=(g++ cmake ninja-build pkg-config python3)
+PKGS_PROVER=(libz3-dev z3 libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libssl-dev)
+PKGS_TEST=(googletest libgtest-dev libgmock-dev)
+PKGS_DOCS=(libcmark-gfm-dev libcmark-gfm-extensions-dev)
+PKGS_IR=(llvm-19-dev libmlir-19-dev mlir-19-tools llvm-19-tools cvc5)
+PKGS_SHELL=(libedit-dev tmux expect git pre-commit)
+
+ALL=("${PKGS_BUILD[@]}" "${PKGS_PROVER[@]}" "${PKGS_TEST[@]}" "${PKGS_DOCS[@]}" "${PKGS_IR[@]}" "${PKGS_SHELL[@]}")
+
+missing=()
+for p in "${ALL[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if [ "${#missing[@]}" -eq 0 ]; then
+  echo "install-deps: all ${#ALL[@]} packages present"
+  exit 0
+fi
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+echo "install-deps: installing ${missing[*]}"
+$SUDO apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -1,0 +1,11 @@
+// Subcommand registration. Each subcommand lives in its own cmd_*.cpp and
+// registers itself on the CLI11 app; `exit_code` receives its result
+// (0 success, 1 findings / mismatch, 2 usage, configuration or inconclusive).
+#pragma once
+#include <CLI/CLI.hpp>
+
+namespace fusecert::cli {
+
+void add_prove_command(CLI::App& app, int& exit_code);
+
+}  // namespace fusecert::cli

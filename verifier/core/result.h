@@ -1,0 +1,78 @@
+// The result structure every proposition encoder fills and every renderer
+// (text, JSON, certificate) reads. Source of the contract: issue #2 and
+// ../shared/spec/propositions.md.
+#pragma once
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "verifier/smt/answer.h"
+#include "verifier/smt/query.h"
+
+namespace fusecert::verifier {
+
+/// The verdict vocabulary. `Inconclusive` whenever a deciding query timed
+/// out, answered unknown or failed — never silently promoted.
+enum class Verdict { Holds, Refuted, Conditional, Inconclusive };
+std::string to_string(Verdict v);
+/// "holds" | "refuted" | "conditional" | "inconclusive"; nullopt otherwise.
+std::optional<Verdict> parse_verdict(const std::string& s);
+
+/// One SMT obligation: the query text, the answer that supports the
+/// assessment's reading, and the answer the solver gave.
+struct Obligation {
+  std::string id;           ///< e.g. "P1.tiling.binary32"
+  std::string claim;        ///< what the expected answer establishes
+  std::string smt2;         ///< the exact SMT-LIB2 text solved
+  smt::Answer expected = smt::Answer::Unsat;
+  smt::Answer result = smt::Answer::Error;
+  double time_ms = 0;
+  std::string reason;       ///< solver's reason for unknown / error text
+  std::vector<smt::ModelValue> model;  ///< satisfying assignment (sat only)
+  bool cached = false;
+};
+
+/// A concrete counterexample: the model of a sat obligation, and what
+/// evaluating it back in C++ showed (each entry "name" → "value").
+struct Counterexample {
+  std::string obligation;   ///< id of the sat obligation it came from
+  std::string summary;      ///< one line: what the values break
+  std::vector<smt::ModelValue> values;
+  std::vector<std::pair<std::string, std::string>> replay;  ///< C++ evaluation
+  bool replay_confirms = false;  ///< the C++ evaluation violates the claim too
+};
+
+/// One numeric witness figure, from running the protocol in C++.
+struct Figure {
+  std::string name;
+  double value = 0;
+  std::optional<double> lo, hi;   ///< the range the assessment's figure implies
+  std::optional<double> quoted;   ///< the figure the assessment quotes
+  std::string meaning;
+  bool range_applies = true;      ///< false when parameters were overridden
+  bool in_range() const { return (!lo || value >= *lo) && (!hi || value <= *hi); }
+};
+
+struct Witness {
+  std::string protocol;           ///< the protocol, in one paragraph
+  std::vector<Figure> figures;
+};
+
+/// Everything `fusecert prove` reports for one proposition.
+struct PropositionResult {
+  std::string id, title, statement, assessment_wording;
+  Verdict verdict = Verdict::Inconclusive;
+  Verdict expected = Verdict::Inconclusive;
+  std::vector<Obligation> obligations;
+  std::optional<Counterexample> counterexample;
+  std::optional<Witness> witness;
+  std::vector<std::string> notes;       ///< honest remarks (e.g. what β₁ = 0 changes)
+  std::map<std::string, std::string> params;  ///< effective parameters, as given
+  bool params_overridden = false;
+  double time_ms = 0;
+  /// Obligations are all definite and every witness figure in range.
+  bool matches_expected() const;
+};
+
+}  // namespace fusecert::verifier

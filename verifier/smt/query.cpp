@@ -1,0 +1,92 @@
+#include "verifier/smt/query.h"
+
+#include <z3.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+
+#include "support/sha256.h"
+#include "verifier/smt/cache.h"
+#include "verifier/smt/values.h"
+
+namespace fusecert::smt {
+
+std::string Query::smt2() const {
+  z3::solver s(ctx_);
+  for (unsigned i = 0; i < asserts_.size(); ++i) s.add(asserts_[i]);
+  return s.to_smt2();
+}
+
+namespace {
+
+ModelValue render(z3::context& c, const z3::model& m, const z3::func_decl& d) {
+  ModelValue mv;
+  mv.name = d.name().str();
+  z3::sort s = d.range();
+  mv.sort = s.to_string();
+  z3::expr v = m.get_const_interp(d);
+  if (s.is_fpa()) {
+    unsigned eb = Z3_fpa_get_ebits(c, s), sb = Z3_fpa_get_sbits(c, s);
+    auto bits = fp_numeral_bits(v, eb, sb);
+    if (bits) {
+      mv.bits = hex_bits(*bits, eb + sb);
+      mv.value = format_fp(decode_fp(*bits, eb, sb));
+    } else {
+      mv.value = v.to_string();
+    }
+  } else if (s.is_real() || s.is_int()) {
+    if (v.is_numeral() || v.is_algebraic())
+      mv.value = v.get_decimal_string(12);
+    else
+      mv.value = v.to_string();
+  } else {
+    mv.value = v.to_string();
+  }
+  return mv;
+}
+
+}  // namespace
+
+CheckResult solve_smt2(const std::string& text, unsigned timeout_ms) {
+  const std::string key = support::sha256_hex(text + "\n;timeout=" + std::to_string(timeout_ms));
+  if (auto hit = cache_lookup(key)) return *hit;
+
+  CheckResult r;
+  auto t0 = std::chrono::steady_clock::now();
+  try {
+    z3::context c;
+    z3::solver s(c);
+    if (timeout_ms > 0) {
+      z3::params p(c);
+      p.set("timeout", timeout_ms);
+      s.set(p);
+    }
+    s.from_string(text.c_str());
+    z3::check_result cr = s.check();
+    if (cr == z3::sat) {
+      r.answer = Answer::Sat;
+      z3::model m = s.get_model();
+      for (unsigned i = 0; i < m.num_consts(); ++i) r.model.push_back(render(c, m, m.get_const_decl(i)));
+      std::sort(r.model.begin(), r.model.end(),
+                [](const ModelValue& a, const ModelValue& b) { return a.name < b.name; });
+    } else if (cr == z3::unsat) {
+      r.answer = Answer::Unsat;
+    } else {
+      r.reason = s.reason_unknown();
+      bool limit = r.reason.find("timeout") != std::string::npos ||
+                   r.reason.find("canceled") != std::string::npos ||
+                   r.reason.find("resource") != std::string::npos;
+      r.answer = limit ? Answer::Timeout : Answer::Unknown;
+    }
+  } catch (const z3::exception& e) {
+    r.answer = Answer::Error;
+    r.reason = e.msg();
+  }
+  r.time_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  cache_store(key, r);
+  return r;
+}
+
+}  // namespace fusecert::smt

@@ -1,0 +1,59 @@
+// A single SMT obligation: assertions built with the Z3 C++ API, rendered to
+// SMT-LIB2 text, and decided by solving *that text* in a fresh Z3 context, so
+// the stored query is exactly what decided the verdict (and any SMT-LIB2
+// solver can re-check it). Nothing outside verifier/smt/ calls the solver.
+#pragma once
+#include <z3++.h>
+
+#include <string>
+#include <vector>
+
+#include "verifier/smt/answer.h"
+
+namespace fusecert::smt {
+
+/// One variable of a satisfying model, ready for printing.
+///  - name:  the SMT constant's name.
+///  - sort:  its SMT-LIB2 sort, e.g. "Real", "(_ FloatingPoint 8 24)".
+///  - value: decimal rendering (reals to 12 digits, FP as C++ %.9g of the
+///           exact value, "NaN"/"+oo"/"-oo" for specials).
+///  - bits:  for floating-point constants, the IEEE-754 bit pattern as hex
+///           ("0x3f800000"); empty otherwise.
+struct ModelValue {
+  std::string name, sort, value, bits;
+};
+
+/// The outcome of solving one query text.
+struct CheckResult {
+  Answer answer = Answer::Error;
+  double time_ms = 0;               ///< wall time of the solver call, ms
+  std::string reason;               ///< reason_unknown, or the error text
+  std::vector<ModelValue> model;    ///< filled for Sat, sorted by name
+  bool cached = false;              ///< answered from the query cache
+};
+
+/// Solves SMT-LIB2 `text` (declarations + assertions; any check-sat in it is
+/// ignored) with Z3 in a fresh context. `timeout_ms` = 0 means no limit.
+/// Parse errors yield Answer::Error with the message; a resource limit yields
+/// Answer::Timeout. Results are cached by SHA-256 of (text, timeout) within
+/// the process (see cache.h), except Timeout/Error.
+CheckResult solve_smt2(const std::string& text, unsigned timeout_ms);
+
+/// Builder for one obligation's query.
+class Query {
+ public:
+  explicit Query(z3::context& ctx) : ctx_(ctx), asserts_(ctx) {}
+  /// Adds an assertion (a Boolean term).
+  void add(const z3::expr& e) { asserts_.push_back(e); }
+  /// The full SMT-LIB2 benchmark: logic-free declarations, assertions and
+  /// (check-sat). Deterministic for the same assertions.
+  std::string smt2() const;
+  /// smt2() solved by solve_smt2().
+  CheckResult check(unsigned timeout_ms) const { return solve_smt2(smt2(), timeout_ms); }
+
+ private:
+  z3::context& ctx_;
+  z3::expr_vector asserts_;
+};
+
+}  // namespace fusecert::smt
