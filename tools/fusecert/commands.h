@@ -7,5 +7,8 @@
 namespace fusecert::cli {
 
 void add_prove_command(CLI::App& app, int& exit_code);
+/// `fusecert docs`: the audit-document linter (docaudit/, tools/fusecert/cmd_docs.cpp).
+void add_docs_command(CLI::App& app, int& exit_code);
+void add_kernels_command(CLI::App& app, int& exit_code);
 
 }  // namespace fusecert::cli

@@ -9,6 +9,8 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", FUSECERT_VERSION);
   int exit_code = 0;
   fusecert::cli::add_prove_command(app, exit_code);
+  fusecert::cli::add_docs_command(app, exit_code);
+  fusecert::cli::add_kernels_command(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

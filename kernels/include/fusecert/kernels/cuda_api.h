@@ -1,0 +1,60 @@
+// cuda_api.h — host-callable entry points of the CUDA kernels (device
+// pointers, asynchronous on `stream`). Built only when nvcc is present.
+//
+// Layouts: dY [BT, N] bf16, X [BT, H] bf16 (row-major, tokens first);
+// W [N, H] (wt: f32 or bf16); m, v [N, H] (st: f32 or bf16; v unused by
+// SGD-momentum and may be null). The fused kernels compute g = dY^T X tile by
+// tile in registers and apply the optimizer in the epilogue; g is never
+// written to global memory (except into `grad_dump` when a test asks for it).
+#pragma once
+#include <cuda_runtime.h>
+
+#include <string>
+
+#include "fusecert/kernels/optim.h"
+#include "fusecert/kernels/tiling.h"
+
+namespace fusecert::kernels {
+
+/// True when a CUDA device is usable; otherwise `why` says what is missing.
+bool cuda_device_available(std::string* why);
+
+/// One fused weight-gradient + optimizer step with tile configuration `cfg`
+/// (one of simt_configs() / mma_configs()). `grad_dump` (nullable, [N, H]
+/// f32, tests only) receives the binary32 accumulator the epilogue used.
+/// Returns cudaErrorInvalidValue when `cfg` is unknown or cannot take `s`.
+cudaError_t launch_fused(const TileConfig& cfg, const StepParams& p, const Shape& s,
+                         const bf16* dY, const bf16* X, void* W, DType wt, void* m, void* v,
+                         DType st, float* grad_dump, cudaStream_t stream);
+
+/// The elementwise optimizer of the unfused baseline: reads g [n] (storage
+/// gt: f32 or bf16) and updates W, m, v [n] in the same operation order as
+/// the fused epilogue.
+cudaError_t launch_optimizer(const StepParams& p, const void* g, DType gt, std::size_t n, void* W,
+                             DType wt, void* m, void* v, DType st, cudaStream_t stream);
+
+/// The unfused baseline's GEMM through cuBLAS: G [N, H] (storage gt) = dY^T X,
+/// fp32 compute. One cuBLAS handle per object.
+class CublasWgrad {
+ public:
+  CublasWgrad();
+  ~CublasWgrad();
+  CublasWgrad(const CublasWgrad&) = delete;
+  CublasWgrad& operator=(const CublasWgrad&) = delete;
+  /// Returns "" on success, else the cuBLAS status text.
+  std::string run(const Shape& s, const bf16* dY, const bf16* X, void* G, DType gt,
+                  cudaStream_t stream);
+  /// C [M, N] bf16 row-major = A [M, K] * B [K, N] (for the GEMM ceiling).
+  std::string gemm_bf16(int M, int N, int K, const bf16* A, const bf16* B, bf16* C,
+                        cudaStream_t stream);
+
+ private:
+  void* handle_ = nullptr;
+};
+
+/// Fill n bf16 values with deterministic pseudo-random N(0,1)-like values
+/// (sum of uniforms) scaled by `scale`, on the device.
+cudaError_t fill_random_device(void* p, DType t, std::size_t n, std::uint64_t seed, float scale,
+                               bool positive, cudaStream_t stream);
+
+}  // namespace fusecert::kernels

@@ -1,0 +1,74 @@
+// optim.h — the optimizer step applied per element in the GEMM epilogue, in
+// exactly the same binary32 operation order on host and device (see fp.h).
+//
+// AdamW (decoupled weight decay, bias correction, eps outside the sqrt):
+//   m_t = b1*m + (1-b1)*g
+//   v_t = b2*v + (1-b2)*(g*g)
+//   W_t = W*(1 - lr*wd) - lr * ((m_t/bc1) / (sqrt(v_t/bc2) + eps)),
+//   bc1 = 1 - b1^t, bc2 = 1 - b2^t (computed once per step in float64 on the
+//   host, rounded to binary32, and passed to every kernel).
+// SGD with momentum (heavy ball):  B_t = mu*B + g;  W_t = W - lr*B_t.
+// With bf16 state, m/v are computed in binary32 from the widened state, the
+// weight update uses these binary32 values, and m/v are stored rounded to bf16.
+#pragma once
+#include "fusecert/kernels/fp.h"
+
+namespace fusecert::kernels {
+
+enum class Optimizer : int { adamw = 0, sgd_momentum = 1 };
+
+/// Per-step scalars, all binary32, precomputed on the host (make_step_params).
+struct StepParams {
+  Optimizer opt = Optimizer::adamw;
+  float lr = 1e-3f;            ///< learning rate eta
+  float beta1 = 0.9f;          ///< AdamW b1
+  float beta2 = 0.999f;        ///< AdamW b2
+  float eps = 1e-8f;           ///< AdamW eps (outside the sqrt)
+  float weight_decay = 0.01f;  ///< AdamW decoupled decay lambda
+  float momentum = 0.9f;       ///< SGD momentum mu
+  int step = 1;                ///< t >= 1 (AdamW bias correction)
+  // derived (make_step_params):
+  float one_minus_beta1 = 0.1f;
+  float one_minus_beta2 = 0.001f;
+  float bias_corr1 = 0.1f;     ///< 1 - b1^t
+  float bias_corr2 = 0.001f;   ///< 1 - b2^t
+  float decay = 1.0f;          ///< 1 - lr*wd
+};
+
+/// Fill the derived fields of `p` from its hyper-parameters and step.
+StepParams make_step_params(StepParams p);
+
+/// One AdamW element update. g: gradient (binary32); w, m, v in/out.
+FK_HD void adamw_update(const StepParams& p, float g, float& w, float& m, float& v) {
+  m = fk_add(fk_mul(p.beta1, m), fk_mul(p.one_minus_beta1, g));
+  v = fk_add(fk_mul(p.beta2, v), fk_mul(p.one_minus_beta2, fk_mul(g, g)));
+  const float mhat = fk_div(m, p.bias_corr1);
+  const float vhat = fk_div(v, p.bias_corr2);
+  const float denom = fk_add(fk_sqrt(vhat), p.eps);
+  w = fk_sub(fk_mul(w, p.decay), fk_mul(p.lr, fk_div(mhat, denom)));
+}
+
+/// One SGD-momentum element update. g: gradient; w, b (momentum buffer) in/out.
+FK_HD void sgd_momentum_update(const StepParams& p, float g, float& w, float& b) {
+  b = fk_add(fk_mul(p.momentum, b), g);
+  w = fk_sub(w, fk_mul(p.lr, b));
+}
+
+/// Apply the optimizer to element i of W [*, *] and its state buffers.
+/// W: storage wt; m, v: storage st (v unused for SGD and may be null).
+FK_HD void apply_element(const StepParams& p, float g, void* W, DType wt, void* m, void* v,
+                         DType st, std::size_t i) {
+  float w = load_as_float(W, wt, i);
+  float mm = load_as_float(m, st, i);
+  if (p.opt == Optimizer::adamw) {
+    float vv = load_as_float(v, st, i);
+    adamw_update(p, g, w, mm, vv);
+    store_from_float(v, st, i, vv);
+  } else {
+    sgd_momentum_update(p, g, w, mm);
+  }
+  store_from_float(m, st, i, mm);
+  store_from_float(W, wt, i, w);
+}
+
+}  // namespace fusecert::kernels

@@ -1,0 +1,57 @@
+// tiling.h — tile configurations of the fused kernels and the partition of
+// W [N, H] into output tiles. The per-element K (token) order is a property
+// of the engine alone, never of the tile shape: this is what makes every tile
+// configuration bitwise equal (P1 on hardware), and it is tested on the CPU.
+#pragma once
+#include <string>
+#include <vector>
+
+namespace fusecert::kernels {
+
+/// Problem shape: dY [BT, N], X [BT, H] (bf16, row-major); W, m, v [N, H].
+struct Shape {
+  int BT = 0;  ///< tokens (the GEMM's K)
+  int N = 0;   ///< output features (rows of W)
+  int H = 0;   ///< input features (columns of W)
+};
+
+/// How a tile computes its accumulators.
+enum class Engine : int {
+  simt = 0,  ///< CUDA cores: acc = fma(dY[t,n], X[t,h], acc), t = 0, 1, ..., BT-1
+  mma = 1,   ///< tensor cores (mma.sync m16n8k16 bf16->f32): one MMA per 16-token
+             ///< chunk, chunks 0, 1, ..., BT/16-1 in order; within a chunk the
+             ///< hardware's own (fixed) summation
+};
+
+/// One tile configuration: BM rows of W (N axis) x BN columns (H axis).
+struct TileConfig {
+  Engine engine = Engine::simt;
+  int bm = 64;  ///< tile rows (N axis)
+  int bn = 64;  ///< tile columns (H axis)
+  int bk = 32;  ///< tokens staged per shared-memory step (does not change the order)
+  std::string name() const;
+};
+
+/// The tile configurations the CUDA kernels are instantiated for.
+std::vector<TileConfig> simt_configs();
+std::vector<TileConfig> mma_configs();
+
+/// An output tile: rows [n0, n0+rows) x columns [h0, h0+cols) of W.
+struct Tile {
+  int n0, h0, rows, cols;
+};
+
+/// Row-major grid of tiles covering W [N, H] exactly once (edge tiles are
+/// clipped). Throws std::invalid_argument on a non-positive shape or tile.
+std::vector<Tile> partition(int N, int H, const TileConfig& cfg);
+
+/// Why `cfg` cannot run `s` on the GPU ("" when it can): the mma engine needs
+/// N % bm == 0, H % bn == 0 and BT % 32 == 0; simt takes any positive shape.
+std::string unsupported_reason(const TileConfig& cfg, const Shape& s);
+
+/// The per-element K order as the list of token chunks [begin, end) summed in
+/// sequence (simt: single tokens; mma: 16-token chunks). Depends on the engine
+/// and BT only.
+std::vector<std::pair<int, int>> k_order(const TileConfig& cfg, int BT);
+
+}  // namespace fusecert::kernels

@@ -1,0 +1,192 @@
+// bench.cpp — `fusecert-kernels bench`: fused kernel vs the unfused baseline
+// (cuBLAS GEMM + the elementwise optimizer kernel) in one process, CUDA-event
+// medians after warm-up with L2 flushed before every timed run.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <ctime>
+#include <functional>
+
+#include "cuda_util.h"
+#include "fusecert/kernels/cuda_api.h"
+#include "fusecert/kernels/evidence.h"
+#include "fusecert/kernels/host_reference.h"
+
+namespace fusecert::kernels {
+namespace {
+
+using util::DevBuf;
+using util::jnum;
+using util::jstr;
+
+class Timer {
+ public:
+  Timer() : flush_(std::size_t(512) << 20) {
+    FK_CHECK(cudaEventCreate(&a_));
+    FK_CHECK(cudaEventCreate(&b_));
+  }
+  ~Timer() {
+    cudaEventDestroy(a_);
+    cudaEventDestroy(b_);
+  }
+  /// Median milliseconds of fn() over `reps` runs after `warm` runs; the L2
+  /// (60 MB on an H200) is flushed by a 512 MiB memset before each run.
+  double median_ms(const std::function<void()>& fn, int reps, int warm = 3) {
+    for (int i = 0; i < warm; ++i) fn();
+    FK_CHECK(cudaDeviceSynchronize());
+    std::vector<double> t;
+    for (int i = 0; i < reps; ++i) {
+      FK_CHECK(cudaMemsetAsync(flush_.get(), i & 0xff, flush_.bytes(), 0));
+      FK_CHECK(cudaEventRecord(a_, 0));
+      fn();
+      FK_CHECK(cudaEventRecord(b_, 0));
+      FK_CHECK(cudaEventSynchronize(b_));
+      float ms = 0;
+      FK_CHECK(cudaEventElapsedTime(&ms, a_, b_));
+      t.push_back(ms);
+    }
+    std::sort(t.begin(), t.end());
+    return t[t.size() / 2];
+  }
+
+ private:
+  DevBuf flush_;
+  cudaEvent_t a_, b_;
+};
+
+}  // namespace
+
+std::string run_benchmark(const std::vector<BenchShape>& shapes, int reps, std::string* table) {
+  Timer timer;
+  CublasWgrad blas;
+  auto ok = [](const std::string& e) {
+    if (!e.empty()) throw std::runtime_error("cuBLAS: " + e);
+  };
+
+  // Ceilings, measured in this run: device copy (bytes read + written) and a
+  // large bf16 GEMM through cuBLAS on random data.
+  double copy_tbps = 0, gemm_tflops = 0;
+  {
+    const std::size_t bytes = std::size_t(2) << 30;
+    DevBuf a(bytes), b(bytes);
+    FK_CHECK(cudaMemset(a.get(), 1, bytes));
+    const double ms = timer.median_ms(
+        [&] { FK_CHECK(cudaMemcpyAsync(b.get(), a.get(), bytes, cudaMemcpyDeviceToDevice, 0)); },
+        10);
+    copy_tbps = 2.0 * bytes / (ms * 1e-3) / 1e12;
+    const int S = 8192;
+    DevBuf A(std::size_t(S) * S * 2), B(std::size_t(S) * S * 2), C(std::size_t(S) * S * 2);
+    FK_CHECK(fill_random_device(A.get(), DType::bf16, std::size_t(S) * S, 91, 1.0f, false, 0));
+    FK_CHECK(fill_random_device(B.get(), DType::bf16, std::size_t(S) * S, 92, 1.0f, false, 0));
+    const double gms = timer.median_ms(
+        [&] { ok(blas.gemm_bf16(S, S, S, A.as<bf16>(), B.as<bf16>(), C.as<bf16>(), 0)); }, 10);
+    gemm_tflops = 2.0 * S * S * S / (gms * 1e-3) / 1e12;
+  }
+
+  StepParams p;
+  p.opt = Optimizer::adamw;
+  p.step = 10;
+  p = make_step_params(p);
+  std::string cases;
+  char line[512];
+  if (table) {
+    std::snprintf(line, sizeof line, "ceilings: copy %.2f TB/s, cuBLAS bf16 GEMM %.0f TFLOP/s\n",
+                  copy_tbps, gemm_tflops);
+    *table += line;
+    *table +=
+        "  N      H      BT   state | fused us (cfg)        | unfused us (gemm+opt) | speedup | "
+        "TFLOP/s  GB/s  | bound us  frac\n";
+  }
+  for (const BenchShape& sh : shapes)
+    for (DType st : {DType::bf16, DType::f32}) {
+      const Shape s{sh.BT, sh.N, sh.H};
+      const std::size_t n = static_cast<std::size_t>(s.N) * s.H;
+      const std::size_t sb = dtype_bytes(st);
+      DevBuf dy(std::size_t(2) * s.BT * s.N), x(std::size_t(2) * s.BT * s.H);
+      DevBuf w(n * 2), m(n * sb), v(n * sb), g(n * 2);
+      FK_CHECK(fill_random_device(dy.get(), DType::bf16, std::size_t(s.BT) * s.N, 1, 1.0f, false, 0));
+      FK_CHECK(fill_random_device(x.get(), DType::bf16, std::size_t(s.BT) * s.H, 2, 1.0f, false, 0));
+      FK_CHECK(fill_random_device(w.get(), DType::bf16, n, 3, 0.5f, false, 0));
+      FK_CHECK(fill_random_device(m.get(), st, n, 4, 0.1f, false, 0));
+      FK_CHECK(fill_random_device(v.get(), st, n, 5, 0.01f, true, 0));
+
+      std::string cfg_json, best_name;
+      double best = 1e30;
+      for (const TileConfig& cfg : mma_configs()) {
+        const double ms = timer.median_ms(
+            [&] {
+              FK_CHECK(launch_fused(cfg, p, s, dy.as<bf16>(), x.as<bf16>(), w.get(), DType::bf16,
+                                    m.get(), v.get(), st, nullptr, 0));
+            },
+            reps);
+        cfg_json += (cfg_json.empty() ? "" : ", ") + jstr(cfg.name()) + ": " + jnum(ms * 1e3);
+        if (ms < best) best = ms, best_name = cfg.name();
+      }
+      const double gemm_ms = timer.median_ms(
+          [&] { ok(blas.run(s, dy.as<bf16>(), x.as<bf16>(), g.get(), DType::bf16, 0)); }, reps);
+      const double opt_ms = timer.median_ms(
+          [&] {
+            FK_CHECK(launch_optimizer(p, g.get(), DType::bf16, n, w.get(), DType::bf16, m.get(),
+                                      v.get(), st, 0));
+          },
+          reps);
+      const double unfused_ms = timer.median_ms(
+          [&] {
+            ok(blas.run(s, dy.as<bf16>(), x.as<bf16>(), g.get(), DType::bf16, 0));
+            FK_CHECK(launch_optimizer(p, g.get(), DType::bf16, n, w.get(), DType::bf16, m.get(),
+                                      v.get(), st, 0));
+          },
+          reps);
+      const double flops = 2.0 * s.BT * static_cast<double>(s.N) * s.H;
+      const double in_bytes = 2.0 * s.BT * (static_cast<double>(s.N) + s.H);
+      const double fused_bytes = in_bytes + n * (2.0 * 2 + 2.0 * 2 * sb);  // W r/w, m/v r/w
+      const double unfused_bytes = fused_bytes + n * 4.0;                 // bf16 g write + read
+      const double gemm_bound = flops / (gemm_tflops * 1e12) * 1e6;       // us
+      const double fused_bound = std::max(gemm_bound, fused_bytes / (copy_tbps * 1e12) * 1e6);
+      // Unfused: the GEMM (writing the bf16 gradient), then a memory-bound
+      // optimizer pass (g read, W/m/v read and written).
+      const double bw = copy_tbps * 1e12;
+      const double unfused_bound = std::max(gemm_bound, (in_bytes + n * 2.0) / bw * 1e6) +
+                                   (unfused_bytes - in_bytes - n * 2.0) / bw * 1e6;
+      const double fused_us = best * 1e3;
+      cases += std::string(cases.empty() ? "" : ",\n    ") + "{\"N\": " + std::to_string(s.N) +
+               ", \"H\": " + std::to_string(s.H) + ", \"BT\": " + std::to_string(s.BT) +
+               ", \"W\": \"bf16\", \"state\": \"" + (st == DType::f32 ? "f32" : "bf16") +
+               "\", \"fused_us\": " + jnum(fused_us) + ", \"fused_config\": " + jstr(best_name) +
+               ", \"fused_configs_us\": {" + cfg_json + "}, \"unfused_us\": " +
+               jnum(unfused_ms * 1e3) + ", \"cublas_gemm_us\": " + jnum(gemm_ms * 1e3) +
+               ", \"optimizer_kernel_us\": " + jnum(opt_ms * 1e3) +
+               ", \"speedup_vs_unfused\": " + jnum(unfused_ms / best) +
+               ", \"fused_tflops\": " + jnum(flops / (best * 1e-3) / 1e12) +
+               ", \"fused_gbps\": " + jnum(fused_bytes / (best * 1e-3) / 1e9) +
+               ", \"fused_bytes\": " + jnum(fused_bytes) +
+               ", \"fused_bound_us\": " + jnum(fused_bound) +
+               ", \"fraction_of_fused_bound\": " + jnum(fused_bound / fused_us) +
+               ", \"unfused_bound_us\": " + jnum(unfused_bound) + "}";
+      if (table) {
+        std::snprintf(line, sizeof line,
+                      "%6d %6d %6d  %-4s | %8.1f (%-12s) | %8.1f (%6.1f+%6.1f) | %6.2fx | %6.1f "
+                      "%6.0f | %7.1f  %4.2f\n",
+                      s.N, s.H, s.BT, st == DType::f32 ? "f32" : "bf16", fused_us,
+                      best_name.c_str(), unfused_ms * 1e3, gemm_ms * 1e3, opt_ms * 1e3,
+                      unfused_ms / best, flops / (best * 1e-3) / 1e12,
+                      fused_bytes / (best * 1e-3) / 1e9, fused_bound, fused_bound / fused_us);
+        *table += line;
+      }
+    }
+  char date[64];
+  const std::time_t now = std::time(nullptr);
+  std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  return std::string("{\n  \"kind\": \"fusecert-kernels bench\",\n  \"date\": \"") + date +
+         "\",\n  \"device\": " + device_info_json() + ",\n  \"optimizer\": \"adamw\", \"W\": \"bf16\"" +
+         ",\n  \"method\": \"CUDA-event median of " + std::to_string(reps) +
+         " runs after 3 warm-ups, 512 MiB memset before each run (L2 flush); unfused = cuBLAS "
+         "GemmEx (bf16 gradient out, fp32 compute) + the elementwise optimizer kernel; bounds "
+         "from the ceilings measured in this run\"" +
+         ",\n  \"ceilings\": {\"copy_tbps\": " + jnum(copy_tbps) +
+         ", \"cublas_bf16_gemm_tflops\": " + jnum(gemm_tflops) + "},\n  \"cases\": [\n    " +
+         cases + "\n  ]\n}\n";
+}
+
+}  // namespace fusecert::kernels

@@ -1,0 +1,137 @@
+// fusecert-kernels — runs the hardware evidence and the benchmark of the
+// fused weight-gradient + optimizer kernels. `fusecert kernels ...` execs it.
+//
+//   fusecert-kernels evidence [--format json|text]
+//   fusecert-kernels bench [--shapes NxHxBT,...] [--reps R] [--format json|text]
+// Exit codes: 0 pass, 1 an evidence row failed, 2 usage error / no CUDA device.
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <exception>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "fusecert/kernels/cuda_api.h"
+#include "fusecert/kernels/evidence.h"
+
+namespace fk = fusecert::kernels;
+
+namespace {
+
+int usage() {
+  std::cerr << "usage: fusecert-kernels evidence [--format json|text]\n"
+               "       fusecert-kernels bench [--shapes NxHxBT,...] [--reps R] "
+               "[--format json|text]\n";
+  return 2;
+}
+
+std::vector<fk::BenchShape> default_shapes() {
+  std::vector<fk::BenchShape> v;
+  for (auto [n, h] : {std::pair{4096, 4096}, std::pair{4096, 14336}, std::pair{14336, 4096}})
+    for (int bt : {512, 2048, 8192}) v.push_back({n, h, bt});
+  return v;
+}
+
+bool parse_shapes(const std::string& arg, std::vector<fk::BenchShape>* out) {
+  std::stringstream ss(arg);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    fk::BenchShape b{};
+    char x1 = 0, x2 = 0;
+    std::stringstream is(item);
+    if (!(is >> b.N >> x1 >> b.H >> x2 >> b.BT) || x1 != 'x' || x2 != 'x' || b.N <= 0 ||
+        b.H <= 0 || b.BT <= 0)
+      return false;
+    if (b.N % 128 || b.H % 128 || b.BT % 32) return false;
+    out->push_back(b);
+  }
+  return !out->empty();
+}
+
+std::string utc_now() {
+  char date[64];
+  const std::time_t now = std::time(nullptr);
+  std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  return date;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) return usage();
+  const std::string cmd = argv[1];
+  std::string format = "text";
+  std::vector<fk::BenchShape> shapes;
+  int reps = 20;
+  for (int i = 2; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--format" && i + 1 < argc) {
+      format = argv[++i];
+      if (format != "json" && format != "text") return usage();
+    } else if (a == "--shapes" && i + 1 < argc && cmd == "bench") {
+      if (!parse_shapes(argv[++i], &shapes)) {
+        std::cerr << "fusecert-kernels: --shapes takes NxHxBT,... with N, H multiples of 128 "
+                     "and BT a multiple of 32\n";
+        return 2;
+      }
+    } else if (a == "--reps" && i + 1 < argc && cmd == "bench") {
+      reps = std::atoi(argv[++i]);
+      if (reps < 1) return usage();
+    } else {
+      return usage();
+    }
+  }
+  if (cmd != "evidence" && cmd != "bench") return usage();
+
+  std::string why;
+  if (!fk::cuda_device_available(&why)) {
+    std::cerr << "fusecert kernels " << cmd << ": " << why
+              << "\nThe evidence and the benchmark run only on a machine with a CUDA GPU "
+                 "(built for sm_90a, H100/H200; PTX for sm_80+). Nothing was run.\n";
+    return 2;
+  }
+  try {
+    if (cmd == "bench") {
+      if (shapes.empty()) shapes = default_shapes();
+      std::string table;
+      const std::string json = fk::run_benchmark(shapes, reps, &table);
+      if (format == "json") {
+        std::cout << json;
+        std::cerr << table;  // the human-readable table, beside the JSON
+      } else {
+        std::cout << table;
+      }
+      return 0;
+    }
+    std::vector<fk::EvidenceRow> rows;
+    rows.push_back(fk::evidence_fused_vs_host());
+    rows.push_back(fk::evidence_tile_configs());
+    rows.push_back(fk::evidence_no_gradient_buffer());
+    rows.push_back(fk::evidence_p6_gains());
+    bool all = true;
+    for (const auto& r : rows) all = all && r.passed;
+    if (format == "json") {
+      std::cout << "{\n  \"kind\": \"fusecert-kernels evidence\",\n  \"date\": \"" << utc_now()
+                << "\",\n  \"device\": " << fk::device_info_json()
+                << ",\n  \"passed\": " << (all ? "true" : "false") << ",\n  \"rows\": [\n";
+      for (std::size_t i = 0; i < rows.size(); ++i)
+        std::cout << "    {\"row\": " << rows[i].number << ", \"id\": \"" << rows[i].id
+                  << "\", \"proposition\": \"" << rows[i].proposition
+                  << "\", \"passed\": " << (rows[i].passed ? "true" : "false")
+                  << ", \"details\": " << rows[i].json << "}" << (i + 1 < rows.size() ? "," : "")
+                  << "\n";
+      std::cout << "  ]\n}\n";
+    } else {
+      for (const auto& r : rows)
+        std::cout << "row " << r.number << " " << r.id << " (" << r.proposition
+                  << "): " << (r.passed ? "PASS" : "FAIL") << " — " << r.summary << "\n";
+      std::cout << (all ? "all rows pass\n" : "some rows FAIL\n");
+    }
+    return all ? 0 : 1;
+  } catch (const std::exception& e) {
+    std::cerr << "fusecert-kernels " << cmd << ": " << e.what() << "\n";
+    return 2;
+  }
+}

@@ -1,0 +1,84 @@
+// `fusecert kernels evidence [--format text|json]`
+// `fusecert kernels bench [--shapes NxHxBT,...] [--reps R] [--format text|json]`
+// Runs the hardware evidence rows / the benchmark of the CUDA kernels by
+// exec'ing the `fusecert-kernels` runner (built from kernels/ when nvcc is
+// present; found next to this binary or through $FUSECERT_KERNELS_RUNNER).
+// Exit: the runner's (0 pass, 1 a row failed, 2 usage, no runner or no GPU).
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tools/fusecert/commands.h"
+
+namespace fusecert::cli {
+
+namespace {
+
+struct KernelsArgs {
+  std::string format = "text", shapes;
+  int reps = 0;
+};
+
+std::filesystem::path find_runner() {
+  if (const char* env = std::getenv("FUSECERT_KERNELS_RUNNER")) return env;
+  std::error_code ec;
+  const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (ec) return {};
+  return self.parent_path() / "fusecert-kernels";
+}
+
+int run_runner(const std::string& sub, const KernelsArgs& a) {
+  const std::filesystem::path runner = find_runner();
+  if (runner.empty() || !std::filesystem::exists(runner)) {
+    std::cerr << "fusecert kernels " << sub
+              << ": the CUDA kernels are not built (no fusecert-kernels runner at '"
+              << runner.string()
+              << "'; configure with nvcc available, or set FUSECERT_KERNELS_RUNNER). They need "
+                 "a CUDA GPU to run. Nothing was run.\n";
+    return 2;
+  }
+  std::vector<std::string> args = {runner.string(), sub, "--format", a.format};
+  if (!a.shapes.empty()) args.insert(args.end(), {"--shapes", a.shapes});
+  if (a.reps > 0) args.insert(args.end(), {"--reps", std::to_string(a.reps)});
+  std::vector<char*> argv;
+  for (auto& s : args) argv.push_back(s.data());
+  argv.push_back(nullptr);
+  std::cout.flush();
+  const pid_t pid = fork();
+  if (pid < 0) return 2;
+  if (pid == 0) {
+    execv(argv[0], argv.data());
+    std::perror("fusecert kernels: exec");
+    _exit(2);
+  }
+  int status = 0;
+  if (waitpid(pid, &status, 0) < 0) return 2;
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 2;
+}
+
+}  // namespace
+
+void add_kernels_command(CLI::App& app, int& exit_code) {
+  auto* k = app.add_subcommand(
+      "kernels", "hardware evidence and benchmark of the fused wgrad+optimizer CUDA kernels");
+  k->require_subcommand(1);
+  auto args = std::make_shared<KernelsArgs>();
+
+  auto* ev = k->add_subcommand("evidence", "run the four evidence rows on the GPU (P1, P8, P6)");
+  ev->add_option("--format", args->format, "text or json")->check(CLI::IsMember({"text", "json"}));
+  ev->callback([args, &exit_code] { exit_code = run_runner("evidence", *args); });
+
+  auto* b = k->add_subcommand("bench", "time the fused kernel against cuBLAS + optimizer");
+  b->add_option("--format", args->format, "text or json")->check(CLI::IsMember({"text", "json"}));
+  b->add_option("--shapes", args->shapes, "comma-separated NxHxBT (default: the 9 spec shapes)");
+  b->add_option("--reps", args->reps, "timed runs per measurement (median)");
+  b->callback([args, &exit_code] { exit_code = run_runner("bench", *args); });
+}
+
+}  // namespace fusecert::cli
