@@ -3,6 +3,7 @@
 #pragma once
 #include <functional>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,9 @@ struct ProveOptions {
   unsigned timeout_ms = 20000;            ///< per query; 0 = no limit
   bool witnesses = true;                  ///< run the numeric witness protocols
   std::map<std::string, Param> overrides; ///< --param name=value
+  /// Deliberately wrong encodings, for mutation tests only (e.g.
+  /// "P1.fused_k_order", "P2.swap_beta"): each must change the verdict.
+  std::set<std::string> mutations;
 };
 
 /// Parameter names no selected proposition knows (fail closed: usage error).

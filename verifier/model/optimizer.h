@@ -7,6 +7,9 @@
 // `A` provides: using T; T c(name) (a hyper-parameter constant by name);
 // T add(T,T), sub(T,T), mul(T,T), div(T,T), sqrt(T).
 #pragma once
+#include <algorithm>
+#include <cstddef>
+#include <optional>
 
 namespace fusecert::model {
 
@@ -73,15 +76,13 @@ typename A::T dot_sequential(A& a, const Seq& x, const Seq& y) {
 template <class A, class Seq>
 typename A::T dot_split_k(A& a, const Seq& x, const Seq& y, std::size_t splits) {
   const std::size_t K = x.size(), chunk = (K + splits - 1) / splits;
-  typename A::T total{};
-  bool have_total = false;
+  std::optional<typename A::T> total;
   for (std::size_t s0 = 0; s0 < K; s0 += chunk) {
     typename A::T part = a.mul(x[s0], y[s0]);
     for (std::size_t k = s0 + 1; k < std::min(K, s0 + chunk); ++k) part = a.add(part, a.mul(x[k], y[k]));
-    total = have_total ? a.add(total, part) : part;
-    have_total = true;
+    total = total ? a.add(*total, part) : part;
   }
-  return total;
+  return *total;
 }
 
 }  // namespace fusecert::model

@@ -1,0 +1,116 @@
+// `fusecert prove [ID...] [--format text|json] [--timeout-ms N] [--param k=v]...
+//                 [--smt-dump DIR] [--certify DIR] [--no-witness] [--bench] [-v]`
+// Exit: 0 every verdict equals its expected verdict (and every witness figure
+// is in range), 1 one differs, 2 usage error or an inconclusive result.
+#include <iostream>
+#include <map>
+
+#include "support/files.h"
+#include "tools/fusecert/commands.h"
+#include "verifier/prover.h"
+#include "verifier/report/certificate.h"
+#include "verifier/report/report.h"
+#include "verifier/smt/cache.h"
+
+namespace fusecert::cli {
+
+namespace {
+struct ProveArgs {
+  std::vector<std::string> ids, params;
+  std::string format = "text", smt_dump, certify;
+  unsigned timeout_ms = 20000;
+  bool no_witness = false, bench = false, verbose = false;
+};
+
+int run_prove(const ProveArgs& a) {
+  using namespace fusecert::verifier;
+  Registry reg;
+  try {
+    reg = load_registry();
+  } catch (const SpecError& e) {
+    std::cerr << e.what() << "\n";
+    return 2;
+  }
+  ProveOptions opt;
+  opt.timeout_ms = a.timeout_ms;
+  opt.witnesses = !a.no_witness;
+  for (const auto& p : a.params) {
+    try {
+      auto [name, prm] = parse_param_assignment(p);
+      opt.overrides[name] = prm;
+    } catch (const std::invalid_argument& e) {
+      std::cerr << "fusecert prove: error: " << e.what() << "\n";
+      return 2;
+    }
+  }
+  for (const auto& id : a.ids)
+    if (!reg.find(id)) {
+      std::cerr << "fusecert prove: error: unknown proposition id '" << id << "'; known:";
+      for (const auto& k : known_ids(reg)) std::cerr << " " << k;
+      std::cerr << "\n";
+      return 2;
+    }
+  if (auto bad = unknown_params(reg, a.ids, opt.overrides); !bad.empty()) {
+    std::cerr << "fusecert prove: error: parameter '" << bad[0]
+              << "' is not a parameter of the selected propositions (see rules/propositions.yaml)\n";
+    return 2;
+  }
+  std::vector<PropositionResult> rs;
+  try {
+    rs = prove(reg, a.ids, opt);
+  } catch (const std::exception& e) {
+    std::cerr << "fusecert prove: error: " << e.what() << "\n";
+    return 2;
+  }
+  try {
+    if (!a.smt_dump.empty())
+      for (const auto& r : rs)
+        for (const auto& o : r.obligations) support::write_file_atomic(std::filesystem::path(a.smt_dump) / (o.id + ".smt2"), o.smt2);
+    if (!a.certify.empty()) report::write_certificates(rs, reg, a.certify);
+  } catch (const support::FileError& e) {
+    std::cerr << "fusecert prove: error: " << e.what() << "\n";
+    return 2;
+  }
+  if (a.format == "json") {
+    std::cout << report::render_json(rs, reg).dump(2) << "\n";
+  } else {
+    std::cout << report::render_text(rs, a.verbose);
+  }
+  if (a.bench) {
+    std::cerr << "bench: per-proposition time (ms), solver time (ms):\n";
+    double tot = 0, stot = 0;
+    for (const auto& r : rs) {
+      double s = 0;
+      for (const auto& o : r.obligations) s += o.time_ms;
+      std::cerr << "  " << r.id << "  " << r.time_ms << "  " << s << "\n";
+      tot += r.time_ms;
+      stot += s;
+    }
+    auto st = smt::cache_stats();
+    std::cerr << "  total " << tot << " ms, solver " << stot << " ms, cache hits " << st.hits << "\n";
+  }
+  int rc = 0;
+  for (const auto& r : rs) {
+    if (r.verdict == Verdict::Inconclusive) return 2;
+    if (!r.matches_expected()) rc = 1;
+  }
+  return rc;
+}
+}  // namespace
+
+void add_prove_command(CLI::App& app, int& exit_code) {
+  auto args = std::make_shared<ProveArgs>();
+  CLI::App* sub = app.add_subcommand("prove", "prove the propositions (P1–P6 ...) with Z3");
+  sub->add_option("ids", args->ids, "proposition ids (default: all)");
+  sub->add_option("--format", args->format, "text or json")->check(CLI::IsMember({"text", "json"}));
+  sub->add_option("--timeout-ms", args->timeout_ms, "per-query solver timeout in ms (0 = none)");
+  sub->add_option("--param", args->params, "override a parameter, name=value (repeatable)");
+  sub->add_option("--smt-dump", args->smt_dump, "write every obligation's SMT-LIB2 to DIR/<id>.smt2");
+  sub->add_option("--certify", args->certify, "write one certificate per proposition to DIR");
+  sub->add_flag("--no-witness", args->no_witness, "skip the numeric witness protocols");
+  sub->add_flag("--bench", args->bench, "report per-proposition and solver times on stderr");
+  sub->add_flag("-v,--verbose", args->verbose, "print every query's SMT-LIB2");
+  sub->callback([args, &exit_code] { exit_code = run_prove(*args); });
+}
+
+}  // namespace fusecert::cli

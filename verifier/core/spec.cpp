@@ -1,0 +1,146 @@
+#include "verifier/core/spec.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <unistd.h>
+
+#include "support/files.h"
+#include "support/sha256.h"
+
+namespace fusecert::verifier {
+namespace fs = std::filesystem;
+
+const PropositionSpec* Registry::find(const std::string& id) const {
+  for (const auto& p : propositions)
+    if (p.id == id) return &p;
+  return nullptr;
+}
+
+fs::path rules_dir() {
+  if (const char* env = std::getenv("FUSECERT_RULES_DIR"); env && *env) return env;
+  std::error_code ec;
+  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    fs::path installed = exe.parent_path() / ".." / "share" / "fusecert" / "rules";
+    if (fs::exists(installed / "propositions.yaml", ec)) return installed;
+  }
+  return FUSECERT_RULES_DIR;
+}
+
+namespace {
+
+std::string where(const fs::path& file, const YAML::Node& n) {
+  auto m = n.Mark();
+  return file.string() + ":" + std::to_string(m.line + 1) + ":" + std::to_string(m.column + 1);
+}
+
+std::string req_str(const fs::path& file, const YAML::Node& n, const char* key) {
+  YAML::Node v = n[key];
+  if (!v || !v.IsScalar()) throw SpecError(where(file, n) + ": error: missing or non-scalar key '" + key + "'");
+  return v.as<std::string>();
+}
+
+double to_number(const std::string& text, bool* ok) {
+  char* end = nullptr;
+  double v = std::strtod(text.c_str(), &end);
+  *ok = end && *end == '\0' && !text.empty() && std::isfinite(v);
+  return v;
+}
+
+std::optional<double> opt_num(const fs::path& file, const YAML::Node& n, const char* key) {
+  YAML::Node v = n[key];
+  if (!v) return std::nullopt;
+  bool ok = false;
+  double d = v.IsScalar() ? to_number(v.as<std::string>(), &ok) : 0;
+  if (!ok) throw SpecError(where(file, v) + ": error: '" + key + "' must be a finite number");
+  return d;
+}
+
+}  // namespace
+
+std::pair<std::string, Param> parse_param_assignment(const std::string& text) {
+  auto eq = text.find('=');
+  if (eq == std::string::npos) throw std::invalid_argument("parameter '" + text + "' is not of the form name=value");
+  std::string name = text.substr(0, eq), value = text.substr(eq + 1);
+  if (name.empty()) throw std::invalid_argument("parameter '" + text + "' has an empty name");
+  bool ok = false;
+  Param p;
+  p.value = to_number(value, &ok);
+  if (!ok) throw std::invalid_argument("parameter '" + name + "': '" + value + "' is not a finite number");
+  p.text = value;
+  return {name, p};
+}
+
+Registry load_registry(const fs::path& dir) {
+  Registry reg;
+  reg.path = dir / "propositions.yaml";
+  std::string bytes;
+  try {
+    bytes = support::read_file(reg.path);
+  } catch (const support::FileError& e) {
+    throw SpecError(std::string(e.what()) + " (set FUSECERT_RULES_DIR to the rules folder)");
+  }
+  reg.sha256 = support::sha256_hex(bytes);
+  YAML::Node root;
+  try {
+    root = YAML::Load(bytes);
+  } catch (const YAML::Exception& e) {
+    throw SpecError(reg.path.string() + ":" + std::to_string(e.mark.line + 1) + ":" +
+                    std::to_string(e.mark.column + 1) + ": error: " + e.msg);
+  }
+  YAML::Node list = root["propositions"];
+  if (!list || !list.IsSequence()) throw SpecError(reg.path.string() + ": error: missing sequence 'propositions'");
+  for (const auto& n : list) {
+    PropositionSpec p;
+    p.id = req_str(reg.path, n, "id");
+    p.title = req_str(reg.path, n, "title");
+    p.statement = req_str(reg.path, n, "statement");
+    p.assessment_wording = req_str(reg.path, n, "assessment_verdict");
+    auto v = parse_verdict(req_str(reg.path, n, "expected"));
+    if (!v || *v == Verdict::Inconclusive)
+      throw SpecError(where(reg.path, n) + ": error: " + p.id + ": 'expected' must be holds, refuted or conditional");
+    p.expected = *v;
+    if (reg.find(p.id)) throw SpecError(where(reg.path, n) + ": error: duplicate proposition id " + p.id);
+    if (auto a = n["assumptions"]) {
+      if (!a.IsSequence()) throw SpecError(where(reg.path, a) + ": error: 'assumptions' must be a list");
+      for (const auto& s : a) p.assumptions.push_back(s.as<std::string>());
+    }
+    if (auto ps = n["params"]) {
+      if (!ps.IsMap()) throw SpecError(where(reg.path, ps) + ": error: 'params' must be a mapping");
+      for (const auto& kv : ps) {
+        Param prm;
+        YAML::Node val = kv.second.IsMap() ? kv.second["value"] : kv.second;
+        if (!val || !val.IsScalar())
+          throw SpecError(where(reg.path, kv.second) + ": error: param '" + kv.first.as<std::string>() + "' needs a value");
+        bool ok = false;
+        prm.text = val.as<std::string>();
+        prm.value = to_number(prm.text, &ok);
+        if (!ok)
+          throw SpecError(where(reg.path, val) + ": error: param '" + kv.first.as<std::string>() + "' is not a finite number");
+        if (kv.second.IsMap() && kv.second["meaning"]) prm.meaning = kv.second["meaning"].as<std::string>();
+        p.params[kv.first.as<std::string>()] = prm;
+      }
+    }
+    if (auto w = n["witness"]) {
+      p.witness_protocol = req_str(reg.path, w, "protocol");
+      if (auto figs = w["figures"]) {
+        if (!figs.IsMap()) throw SpecError(where(reg.path, figs) + ": error: 'figures' must be a mapping");
+        for (const auto& kv : figs) {
+          FigureSpec f;
+          f.name = kv.first.as<std::string>();
+          f.lo = opt_num(reg.path, kv.second, "lo");
+          f.hi = opt_num(reg.path, kv.second, "hi");
+          f.quoted = opt_num(reg.path, kv.second, "quoted");
+          if (kv.second["meaning"]) f.meaning = kv.second["meaning"].as<std::string>();
+          p.figures.push_back(f);
+        }
+      }
+    }
+    reg.propositions.push_back(std::move(p));
+  }
+  return reg;
+}
+
+}  // namespace fusecert::verifier

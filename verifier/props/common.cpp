@@ -1,0 +1,120 @@
+#include "verifier/props/common.h"
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <stdexcept>
+
+namespace fusecert::verifier::props {
+
+double param(const std::map<std::string, Param>& ps, const std::string& name) {
+  auto it = ps.find(name);
+  if (it == ps.end()) throw std::invalid_argument("encoder needs parameter '" + name + "', which the rules file does not declare");
+  return it->second.value;
+}
+
+long iparam(const std::map<std::string, Param>& ps, const std::string& name, long lo, long hi) {
+  double v = param(ps, name);
+  if (v != std::floor(v) || v < lo || v > hi)
+    throw std::invalid_argument("parameter '" + name + "' must be an integer in [" + std::to_string(lo) + ", " +
+                                std::to_string(hi) + "], got " + fmt(v));
+  return static_cast<long>(v);
+}
+
+model::Hyper hyper_from(const std::map<std::string, Param>& ps) {
+  model::Hyper h;
+  auto get = [&](const char* n, double& dst) {
+    if (auto it = ps.find(n); it != ps.end()) dst = it->second.value;
+  };
+  get("beta1", h.beta1);
+  get("beta2", h.beta2);
+  get("eps", h.eps);
+  get("lam", h.lam);
+  get("lr", h.lr);
+  get("mu", h.mu);
+  if (ps.count("step")) h.step = static_cast<int>(iparam(ps, "step", 1, 1000000));
+  return h;
+}
+
+Obligation& discharge(PropositionResult& out, const std::string& id, const std::string& claim, const smt::Query& q,
+                      smt::Answer expected, unsigned timeout_ms) {
+  Obligation ob;
+  ob.id = id;
+  ob.claim = claim;
+  ob.smt2 = q.smt2();
+  ob.expected = expected;
+  smt::CheckResult r = smt::solve_smt2(ob.smt2, timeout_ms);
+  ob.result = r.answer;
+  ob.time_ms = r.time_ms;
+  ob.reason = r.reason;
+  ob.model = r.model;
+  ob.cached = r.cached;
+  out.obligations.push_back(std::move(ob));
+  return out.obligations.back();
+}
+
+bool any_inconclusive(const PropositionResult& r) {
+  for (const auto& o : r.obligations)
+    if (!smt::is_definite(o.result)) return true;
+  return false;
+}
+
+const smt::ModelValue& model_value(const Obligation& ob, const std::string& name) {
+  for (const auto& v : ob.model)
+    if (v.name == name) return v;
+  throw std::logic_error(ob.id + ": model has no value for '" + name + "'");
+}
+
+double model_double(const Obligation& ob, const std::string& name) {
+  const auto& v = model_value(ob, name);
+  std::string s = v.value;
+  if (!s.empty() && s.back() == '?') s.pop_back();  // Z3 marks truncated decimals with '?'
+  if (s == "NaN") return NAN;
+  if (s == "+oo") return INFINITY;
+  if (s == "-oo") return -INFINITY;
+  char* end = nullptr;
+  double d = std::strtod(s.c_str(), &end);
+  if (end == s.c_str()) throw std::logic_error(ob.id + ": cannot read model value '" + v.value + "' of " + name);
+  return d;
+}
+
+Counterexample counterexample_from(const Obligation& ob, const std::string& summary) {
+  Counterexample c;
+  c.obligation = ob.id;
+  c.summary = summary;
+  c.values = ob.model;
+  return c;
+}
+
+void set_witness(PropositionResult& out, const PropositionSpec& spec, const std::string& protocol,
+                 const std::map<std::string, double>& values, bool params_overridden) {
+  Witness w;
+  w.protocol = protocol;
+  for (const auto& fs : spec.figures) {
+    auto it = values.find(fs.name);
+    if (it == values.end()) throw std::logic_error(spec.id + ": witness did not compute figure '" + fs.name + "'");
+    Figure f;
+    f.name = fs.name;
+    f.value = it->second;
+    f.lo = fs.lo;
+    f.hi = fs.hi;
+    f.quoted = fs.quoted;
+    f.meaning = fs.meaning;
+    f.range_applies = !params_overridden;
+    w.figures.push_back(f);
+  }
+  for (const auto& [name, v] : values) {
+    bool declared = false;
+    for (const auto& fs : spec.figures) declared |= fs.name == name;
+    if (!declared) throw std::logic_error(spec.id + ": witness figure '" + name + "' is not declared in the rules file");
+  }
+  out.witness = std::move(w);
+}
+
+std::string fmt(double x) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.6g", x);
+  return buf;
+}
+
+}  // namespace fusecert::verifier::props

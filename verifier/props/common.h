@@ -1,0 +1,51 @@
+// Helpers shared by the proposition encoders: parameter lookup, discharging
+// an obligation through verifier/smt, and the verdict rules.
+#pragma once
+#include <z3++.h>
+
+#include <map>
+#include <string>
+
+#include "verifier/core/result.h"
+#include "verifier/core/spec.h"
+#include "verifier/model/hyper.h"
+#include "verifier/prover.h"
+#include "verifier/smt/query.h"
+
+namespace fusecert::verifier::props {
+
+/// Value of parameter `name`; throws std::invalid_argument if the
+/// proposition's spec declares no such parameter (fail closed).
+double param(const std::map<std::string, Param>& ps, const std::string& name);
+/// Integer parameter; throws if not a whole number within [lo, hi].
+long iparam(const std::map<std::string, Param>& ps, const std::string& name, long lo, long hi);
+
+/// Optimizer hyper-parameters from the parameters beta1, beta2, eps, lam, lr,
+/// mu, step (each only if declared; defaults otherwise).
+model::Hyper hyper_from(const std::map<std::string, Param>& ps);
+
+/// Solves `q` and appends an Obligation (id, claim, SMT-LIB2, expected and
+/// actual answer, time, model) to `out`; returns a reference to it.
+Obligation& discharge(PropositionResult& out, const std::string& id, const std::string& claim,
+                      const smt::Query& q, smt::Answer expected, unsigned timeout_ms);
+
+/// True if any obligation's answer is not sat/unsat.
+bool any_inconclusive(const PropositionResult& r);
+
+/// Looks a model value up by constant name; throws if absent.
+const smt::ModelValue& model_value(const Obligation& ob, const std::string& name);
+/// The double value of a model entry (decimal text, or decoded FP bits).
+double model_double(const Obligation& ob, const std::string& name);
+
+/// Counterexample skeleton from a sat obligation.
+Counterexample counterexample_from(const Obligation& ob, const std::string& summary);
+
+/// Fills result.witness figures from `values` using the spec's figure ranges;
+/// figures the spec does not declare are an error (std::logic_error).
+void set_witness(PropositionResult& out, const PropositionSpec& spec, const std::string& protocol,
+                 const std::map<std::string, double>& values, bool params_overridden);
+
+/// "%.6g".
+std::string fmt(double x);
+
+}  // namespace fusecert::verifier::props

@@ -1,0 +1,163 @@
+// P1 — `producer = matmul ∧ consumer = optimizer ∧ single-use` is a sound
+// fusion guard: the per-tile fused AdamW update is bitwise equal to the
+// one-shot update for any tile partition when K stays whole.
+// Source: propositions.md §P1; FORGE paper Prop. 1 and Rem. 2 (tied weights).
+//
+// Obligations:
+//  P1.tiling.binary32  (unsat) two symbolic tile partitions (T1, T2 > 0) and the
+//                      one-shot step compute the same W, m, v bits at a symbolic
+//                      element (i, j), in IEEE binary32, inputs as uninterpreted
+//                      functions, K unrolled.
+//  P1.splitk.binary32  (sat)   a split-K association of the same K sum differs.
+//  P1.splitk.bf16      (sat)   the same in bf16 = (_ FloatingPoint 8 8).
+//  P1.tied.reals       (sat)   stepping each tied path in turn ≠ one step on g1+g2.
+#include <cmath>
+#include <vector>
+
+#include "verifier/model/optimizer.h"
+#include "verifier/props/common.h"
+#include "verifier/props/props.h"
+#include "verifier/smt/arith.h"
+#include "verifier/smt/values.h"
+#include "verifier/witness/numeric.h"
+#include "verifier/witness/protocols.h"
+
+namespace fusecert::verifier::props {
+namespace {
+
+using smt::Answer;
+
+// The element's K reduction and AdamW step, reading inputs through the
+// uninterpreted functions at row index `row` and column index `col`.
+model::AdamWState<z3::expr> element_step(smt::FpArith& fp, const z3::func_decl& dY, const z3::func_decl& X,
+                                         const z3::func_decl& W0, const z3::func_decl& m0, const z3::func_decl& v0,
+                                         const z3::expr& row, const z3::expr& col, int K, bool reversed_k) {
+  z3::context& ctx = row.ctx();
+  std::vector<z3::expr> a, b;
+  for (int k = 0; k < K; ++k) {
+    int kk = reversed_k ? K - 1 - k : k;
+    a.push_back(dY(ctx.int_val(kk), row));
+    b.push_back(X(ctx.int_val(kk), col));
+  }
+  z3::expr g = model::dot_sequential(fp, a, b);
+  return model::adamw_step(fp, {W0(row, col), m0(row, col), v0(row, col)}, g);
+}
+
+void tiling_obligation(const std::map<std::string, Param>& params, const ProveOptions& opt, PropositionResult& out) {
+  z3::context ctx;
+  auto h = hyper_from(params);
+  smt::FpArith fp(ctx, 8, 24, h.constants());
+  const int K = static_cast<int>(iparam(params, "K", 1, 64));
+  z3::sort I = ctx.int_sort();
+  z3::func_decl dY = ctx.function("dY", I, I, fp.sort());
+  z3::func_decl X = ctx.function("X", I, I, fp.sort());
+  z3::func_decl W0 = ctx.function("W0", I, I, fp.sort());
+  z3::func_decl m0 = ctx.function("m0", I, I, fp.sort());
+  z3::func_decl v0 = ctx.function("v0", I, I, fp.sort());
+  z3::expr i = ctx.int_const("i"), j = ctx.int_const("j");
+  smt::Query q(ctx);
+  q.add(i >= 0 && j >= 0);
+  // One-shot: the whole gradient, element (i, j).
+  auto ref = element_step(fp, dY, X, W0, m0, v0, i, j, K, false);
+  // Two tile partitions of rows and columns: (i, j) = (t·T + l, u·S + c).
+  z3::expr differs = ctx.bool_val(false);
+  for (int p = 1; p <= 2; ++p) {
+    auto n = [&](const char* s) { return ctx.int_const((std::string(s) + std::to_string(p)).c_str()); };
+    z3::expr T = n("T"), S = n("S"), t = n("t"), l = n("l"), u = n("u"), c = n("c");
+    q.add(T > 0 && S > 0 && t >= 0 && u >= 0 && l >= 0 && l < T && c >= 0 && c < S);
+    q.add(i == t * T + l && j == u * S + c);
+    bool mutate = p == 2 && opt.mutations.count("P1.fused_k_order");
+    auto tile = element_step(fp, dY, X, W0, m0, v0, t * T + l, u * S + c, K, mutate);
+    differs = differs || !(tile.W == ref.W && tile.m == ref.m && tile.v == ref.v);
+  }
+  q.add(differs);
+  discharge(out, "P1.tiling.binary32",
+            "for every tile partition, the fused tile's W, m, v bits equal the one-shot step's (K = " +
+                std::to_string(K) + ", same K order)",
+            q, Answer::Unsat, opt.timeout_ms);
+}
+
+template <class Native>
+void splitk_obligation(unsigned eb, unsigned sb, const std::string& fmt_name, const std::map<std::string, Param>& params,
+                       const ProveOptions& opt, PropositionResult& out, bool record_cex) {
+  z3::context ctx;
+  smt::FpArith fp(ctx, eb, sb, {});
+  const int K = static_cast<int>(iparam(params, "K", 2, 64));
+  const int splits = static_cast<int>(iparam(params, "splits", 2, 64));
+  std::vector<z3::expr> a, b;
+  smt::Query q(ctx);
+  for (int k = 0; k < K; ++k) {
+    a.push_back(fp.var("dy" + std::to_string(k)));
+    b.push_back(fp.var("x" + std::to_string(k)));
+    q.add(smt::FpArith::finite(a.back()) && smt::FpArith::finite(b.back()));
+  }
+  z3::expr seq = model::dot_sequential(fp, a, b), split = model::dot_split_k(fp, a, b, splits);
+  q.add(smt::FpArith::finite(seq) && smt::FpArith::finite(split));
+  q.add(!(seq == split));
+  auto& ob = discharge(out, "P1.splitk." + fmt_name,
+                       "a " + std::to_string(splits) + "-way split-K association of the K sum changes the " + fmt_name +
+                           " bits (so K must stay whole)",
+                       q, Answer::Sat, opt.timeout_ms);
+  if (ob.result != Answer::Sat || !record_cex) return;
+  // Replay bit-exactly in C++.
+  Native nat({});
+  std::vector<double> av, bv;
+  for (int k = 0; k < K; ++k) {
+    av.push_back(model_double(ob, "dy" + std::to_string(k)));
+    bv.push_back(model_double(ob, "x" + std::to_string(k)));
+  }
+  double s1 = model::dot_sequential(nat, av, bv), s2 = model::dot_split_k(nat, av, bv, splits);
+  Counterexample cx = counterexample_from(ob, "split-K (" + std::to_string(splits) +
+                                                  " partial sums) rounds differently from the sequential K order");
+  cx.replay = {{"sequential_" + fmt_name, smt::format_fp(s1)}, {"split_k_" + fmt_name, smt::format_fp(s2)}};
+  cx.replay_confirms = s1 != s2;
+  out.counterexample = cx;
+}
+
+void tied_obligation(const std::map<std::string, Param>& params, const ProveOptions& opt, PropositionResult& out) {
+  z3::context ctx;
+  auto h = hyper_from(params);
+  smt::RealArith re(ctx, h.constants());
+  z3::expr W = re.var("W"), m = re.var("m"), v = re.var("v"), g1 = re.var("g1"), g2 = re.var("g2");
+  auto one = model::adamw_step(re, {W, m, v}, g1 + g2);
+  auto first = model::adamw_step(re, {W, m, v}, g1);
+  auto second = model::adamw_step(re, first, g2);
+  smt::Query q(ctx);
+  for (unsigned k = 0; k < re.side().size(); ++k) q.add(re.side()[k]);
+  q.add(v >= 0);
+  q.add(!(one.W == second.W && one.m == second.m && one.v == second.v));
+  auto& ob = discharge(out, "P1.tied.reals",
+                       "a tied weight (gradient g1 + g2, two consumers): stepping each path in turn is not one step "
+                       "on the sum, so the single-use guard must reject it",
+                       q, Answer::Sat, opt.timeout_ms);
+  if (ob.result == Answer::Sat && !out.counterexample) {
+    witness::F64Arith d(h.constants());
+    double Wd = model_double(ob, "W"), md = model_double(ob, "m"), vd = model_double(ob, "v");
+    double a = model_double(ob, "g1"), b = model_double(ob, "g2");
+    auto o = model::adamw_step(d, {Wd, md, vd}, a + b);
+    auto s = model::adamw_step(d, model::adamw_step(d, {Wd, md, vd}, a), b);
+    Counterexample cx = counterexample_from(ob, "two consecutive steps on g1, g2 differ from one step on g1+g2");
+    cx.replay = {{"m_one_step", fmt(o.m)}, {"m_two_steps", fmt(s.m)}, {"W_one_step", fmt(o.W)}, {"W_two_steps", fmt(s.W)}};
+    cx.replay_confirms = o.m != s.m || o.W != s.W || o.v != s.v;
+    out.counterexample = cx;
+  }
+}
+
+}  // namespace
+
+FUSECERT_ENCODER(encode_P1) {
+  tiling_obligation(params, opt, out);
+  splitk_obligation<witness::F32Arith>(8, 24, "binary32", params, opt, out, true);
+  splitk_obligation<witness::BF16Arith>(8, 8, "bf16", params, opt, out, false);
+  tied_obligation(params, opt, out);
+  const Obligation& tiling = out.obligations[0];
+  out.verdict = tiling.result == Answer::Unsat ? Verdict::Holds : Verdict::Refuted;
+  if (tiling.result == Answer::Sat)
+    out.notes.push_back("the fused tile's bits differ from the one-shot step's: tiling independence fails");
+  if (opt.witnesses) {
+    auto w = witness::tied_weight(params);
+    set_witness(out, spec, w.protocol, w.figures, out.params_overridden);
+  }
+}
+
+}  // namespace fusecert::verifier::props

@@ -1,0 +1,111 @@
+// P5 — folding state decay into the GEMM's β is unsafe for conditionally
+// routed (MoE) weights: β-folded decay moves an expert's m only on steps a
+// gradient arrives; the correct m decays every step. Source: propositions.md §P5.
+//
+//  P5.dense.reals       (unsat) all steps routed ⇒ folded m = correct m (n steps unrolled)
+//  P5.unrouted.reals    (unsat) an unrouted step with m ≠ 0 ⇒ they cannot be equal (0 < β₁ < 1)
+//  P5.counterexample    (sat)   a concrete routing sequence where they differ
+//  P5.closed_form.reals (unsat) fixed points: folded m* = g, correct m* = p·g ⇒ ratio = 1/p
+#include "verifier/model/optimizer.h"
+#include "verifier/props/common.h"
+#include "verifier/props/props.h"
+#include "verifier/smt/arith.h"
+#include "verifier/witness/protocols.h"
+
+namespace fusecert::verifier::props {
+namespace {
+using smt::Answer;
+
+struct Unrolled {
+  z3::expr folded, correct;
+};
+
+Unrolled unroll(smt::RealArith& re, z3::context& ctx, long n, std::vector<z3::expr>& routed) {
+  z3::expr mf = re.var("m0"), mc = mf;
+  for (long k = 0; k < n; ++k) {
+    z3::expr r = ctx.bool_const(("routed" + std::to_string(k)).c_str());
+    z3::expr g = re.var("g" + std::to_string(k));
+    routed.push_back(r);
+    mf = z3::ite(r, model::adam_m(re, mf, g), mf);
+    mc = model::adam_m(re, mc, z3::ite(r, g, ctx.real_val(0)));
+  }
+  return {mf, mc};
+}
+}  // namespace
+
+FUSECERT_ENCODER(encode_P5) {
+  auto h = hyper_from(params);
+  const long n = iparam(params, "unrolled_steps", 1, 32);
+  {
+    z3::context ctx;
+    smt::RealArith re(ctx, h.constants());
+    std::vector<z3::expr> routed;
+    auto u = unroll(re, ctx, n, routed);
+    smt::Query q(ctx);
+    for (auto& r : routed) q.add(r);
+    q.add(!(u.folded == u.correct));
+    discharge(out, "P5.dense.reals", "with dense routing (every step routed) folded decay equals correct decay", q,
+              Answer::Unsat, opt.timeout_ms);
+  }
+  {
+    z3::context ctx;
+    smt::RealArith re(ctx, h.constants());
+    z3::expr m = re.var("m");
+    smt::Query q(ctx);
+    q.add(m != 0);
+    q.add(m == model::adam_m(re, m, ctx.real_val(0)));  // folded keeps m; correct decays it
+    discharge(out, "P5.unrouted.reals", "on an unrouted step with m != 0, folded m != correct m", q, Answer::Unsat,
+              opt.timeout_ms);
+  }
+  {
+    z3::context ctx;
+    smt::RealArith re(ctx, h.constants());
+    std::vector<z3::expr> routed;
+    auto u = unroll(re, ctx, n, routed);
+    smt::Query q(ctx);
+    q.add(!(u.folded == u.correct));
+    auto& ob = discharge(out, "P5.counterexample", "a routing sequence where folded and correct m differ", q,
+                         Answer::Sat, opt.timeout_ms);
+    if (ob.result == Answer::Sat) {
+      double mf = model_double(ob, "m0"), mc = mf;
+      std::string seq;
+      for (long k = 0; k < n; ++k) {
+        bool r = model_value(ob, "routed" + std::to_string(k)).value == "true";
+        double g = 0;
+        for (const auto& v : ob.model)
+          if (v.name == "g" + std::to_string(k)) g = model_double(ob, v.name);
+        if (r) mf = h.beta1 * mf + (1 - h.beta1) * g;
+        mc = h.beta1 * mc + (1 - h.beta1) * (r ? g : 0.0);
+        seq += r ? "R" : "-";
+      }
+      Counterexample cx = counterexample_from(ob, "routing " + seq + ": beta-folded m skips the decay on unrouted steps");
+      cx.replay = {{"m_folded", fmt(mf)}, {"m_correct", fmt(mc)}};
+      cx.replay_confirms = mf != mc;
+      out.counterexample = cx;
+    }
+  }
+  {
+    z3::context ctx;
+    smt::RealArith re(ctx, h.constants());
+    z3::expr mf = re.var("m_folded"), mc = re.var("m_correct"), g = re.var("g"), p = re.var("p"), ratio = re.var("ratio");
+    smt::Query q(ctx);
+    q.add(g != 0 && p > 0 && p <= 1);
+    q.add(mf == model::adam_m(re, mf, g));      // folded: every update sees g (only routed steps exist for it)
+    q.add(mc == model::adam_m(re, mc, p * g));  // correct, in expectation: E[g_t] = p·g
+    q.add(ratio * mc == mf && !(ratio * p == 1));
+    discharge(out, "P5.closed_form.reals",
+              "at the fixed points folded m -> g and correct m -> p*g, so the ratio is 1/p", q, Answer::Unsat,
+              opt.timeout_ms);
+  }
+  const auto& ob = out.obligations;
+  bool dense_ok = ob[0].result == Answer::Unsat, routed_breaks = ob[1].result == Answer::Unsat;
+  out.verdict = dense_ok && routed_breaks ? Verdict::Refuted : Verdict::Holds;
+  if (out.verdict == Verdict::Refuted)
+    out.notes.push_back("safe only for dense routing; conditionally routed weights need a gradient-free decay pass");
+  if (opt.witnesses) {
+    auto w = witness::routed_decay(params);
+    set_witness(out, spec, w.protocol, w.figures, out.params_overridden);
+  }
+}
+
+}  // namespace fusecert::verifier::props

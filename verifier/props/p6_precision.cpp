@@ -1,0 +1,74 @@
+// P6 — the fp32-accumulator precision benefit is realizable only when the
+// state dtype does not mask it. Error-budget model over the reals: the fused
+// path's error is the state's rounding δ_s ≥ ε_state; the bf16-gradient path
+// adds δ_g ≤ ε_grad. Gain = (δ_g + δ_s)/δ_s ≤ 1 + ε_grad/ε_state.
+// Source: propositions.md §P6.
+//
+//  P6.bound.reals        (unsat) gain > 1 + ε_grad/ε_state is impossible
+//  P6.bf16_state.reals   (unsat) with a bf16 state (ε_state = 2⁻⁸), gain > 2 is impossible
+//  P6.fp32_state.reals   (sat)   with an fp32 state (ε_state = 2⁻²⁴), a gain ≥ min_gain exists
+#include <cmath>
+
+#include "verifier/props/common.h"
+#include "verifier/props/props.h"
+#include "verifier/smt/arith.h"
+#include "verifier/witness/protocols.h"
+
+namespace fusecert::verifier::props {
+namespace {
+using smt::Answer;
+
+// Unit roundoff u = 2^-p for a format of p significand bits.
+double unit_roundoff(int p) { return std::ldexp(1.0, -p); }
+
+smt::Query budget(z3::context& ctx, const z3::expr& eps_grad, const z3::expr& eps_state) {
+  z3::expr dg = ctx.real_const("delta_grad"), ds = ctx.real_const("delta_state"), gain = ctx.real_const("gain");
+  smt::Query q(ctx);
+  q.add(dg >= 0 && dg <= eps_grad && ds >= eps_state && eps_state > 0);
+  q.add(gain * ds == dg + ds);
+  return q;
+}
+}  // namespace
+
+FUSECERT_ENCODER(encode_P6) {
+  const double min_gain = param(params, "min_gain");
+  const double eg = unit_roundoff(8), e_bf16 = unit_roundoff(8), e_fp32 = unit_roundoff(24);
+  {
+    z3::context ctx;
+    z3::expr eps_g = ctx.real_const("eps_grad"), eps_s = ctx.real_const("eps_state");
+    smt::Query q = budget(ctx, eps_g, eps_s);
+    q.add(eps_g >= 0);
+    q.add(ctx.real_const("gain") * eps_s > eps_s + eps_g);
+    discharge(out, "P6.bound.reals", "gain <= 1 + eps_grad/eps_state for all error budgets", q, Answer::Unsat,
+              opt.timeout_ms);
+  }
+  {
+    z3::context ctx;
+    smt::RealArith re(ctx, {});
+    smt::Query q = budget(ctx, re.num(eg), re.num(e_bf16));
+    q.add(ctx.real_const("gain") > 2);
+    discharge(out, "P6.bf16_state.reals", "with a bf16 state the fp32 accumulator gains at most 2x", q, Answer::Unsat,
+              opt.timeout_ms);
+  }
+  {
+    z3::context ctx;
+    smt::RealArith re(ctx, {});
+    smt::Query q = budget(ctx, re.num(eg), re.num(e_fp32));
+    q.add(ctx.real_const("gain") >= re.num(min_gain));
+    discharge(out, "P6.fp32_state.reals",
+              "with an fp32 state a gain of at least " + params.at("min_gain").text + "x is possible", q, Answer::Sat,
+              opt.timeout_ms);
+  }
+  const auto& ob = out.obligations;
+  bool bounded = ob[0].result == Answer::Unsat && ob[1].result == Answer::Unsat;
+  bool realizable = ob[2].result == Answer::Sat;
+  out.verdict = bounded && realizable ? Verdict::Conditional : realizable ? Verdict::Holds : Verdict::Refuted;
+  out.notes.push_back("fusion removes the bf16 gradient rounding; a bf16 state masks it (gain <= 2x), an fp32 state "
+                      "realizes it (bound 1 + 2^16)");
+  if (opt.witnesses) {
+    auto w = witness::precision(params);
+    set_witness(out, spec, w.protocol, w.figures, out.params_overridden);
+  }
+}
+
+}  // namespace fusecert::verifier::props

@@ -1,0 +1,125 @@
+#include <z3.h>
+
+#include "verifier/report/report.h"
+
+namespace fusecert::verifier::report {
+
+using nlohmann::ordered_json;
+
+std::string z3_version() {
+  unsigned a, b, c, d;
+  Z3_get_version(&a, &b, &c, &d);
+  return std::to_string(a) + "." + std::to_string(b) + "." + std::to_string(c);
+}
+
+std::string tool_version() { return FUSECERT_VERSION; }
+
+static ordered_json model_json(const std::vector<smt::ModelValue>& vs) {
+  ordered_json arr = ordered_json::array();
+  for (const auto& v : vs) {
+    ordered_json o{{"name", v.name}, {"sort", v.sort}, {"value", v.value}};
+    if (!v.bits.empty()) o["bits"] = v.bits;
+    arr.push_back(o);
+  }
+  return arr;
+}
+
+ordered_json counterexample_json(const std::optional<Counterexample>& cx) {
+  if (!cx) return nullptr;
+  ordered_json replay = ordered_json::object();
+  for (const auto& [k, v] : cx->replay) replay[k] = v;
+  return {{"obligation", cx->obligation},
+          {"summary", cx->summary},
+          {"values", model_json(cx->values)},
+          {"replay", replay},
+          {"replay_confirms", cx->replay_confirms}};
+}
+
+static ordered_json witness_json(const std::optional<Witness>& w) {
+  if (!w) return nullptr;
+  ordered_json o = ordered_json::object();
+  for (const auto& f : w->figures) o[f.name] = f.value;
+  return o;
+}
+
+static ordered_json witness_detail_json(const std::optional<Witness>& w) {
+  if (!w) return nullptr;
+  ordered_json figs = ordered_json::array();
+  for (const auto& f : w->figures) {
+    ordered_json o{{"name", f.name}, {"value", f.value}, {"meaning", f.meaning}};
+    o["range"] = {f.lo ? ordered_json(*f.lo) : ordered_json(nullptr), f.hi ? ordered_json(*f.hi) : ordered_json(nullptr)};
+    o["quoted"] = f.quoted ? ordered_json(*f.quoted) : ordered_json(nullptr);
+    o["range_applies"] = f.range_applies;
+    o["in_range"] = f.in_range();
+    figs.push_back(o);
+  }
+  return {{"protocol", w->protocol}, {"figures", figs}};
+}
+
+static ordered_json params_json(const PropositionResult& r) {
+  ordered_json o = ordered_json::object();
+  for (const auto& [k, v] : r.params) o[k] = v;
+  return o;
+}
+
+ordered_json render_json(const std::vector<PropositionResult>& rs, const Registry& reg) {
+  ordered_json props = ordered_json::array();
+  for (const auto& r : rs) {
+    ordered_json obs = ordered_json::array();
+    for (const auto& o : r.obligations) {
+      ordered_json j{{"id", o.id},
+                     {"claim", o.claim},
+                     {"smt2", o.smt2},
+                     {"expected", std::string(smt::to_string(o.expected))},
+                     {"result", std::string(smt::to_string(o.result))},
+                     {"time_ms", o.time_ms}};
+      if (!o.reason.empty()) j["reason"] = o.reason;
+      if (!o.model.empty()) j["model"] = model_json(o.model);
+      obs.push_back(j);
+    }
+    props.push_back({{"id", r.id},
+                     {"title", r.title},
+                     {"statement", r.statement},
+                     {"verdict", to_string(r.verdict)},
+                     {"expected", to_string(r.expected)},
+                     {"assessment_wording", r.assessment_wording},
+                     {"matches_expected", r.matches_expected()},
+                     {"params", params_json(r)},
+                     {"params_overridden", r.params_overridden},
+                     {"obligations", obs},
+                     {"counterexample", counterexample_json(r.counterexample)},
+                     {"witness", witness_json(r.witness)},
+                     {"witness_detail", witness_detail_json(r.witness)},
+                     {"notes", r.notes},
+                     {"time_ms", r.time_ms}});
+  }
+  return {{"tool", {{"name", "fusecert"}, {"version", tool_version()}, {"z3", z3_version()}}},
+          {"rules_sha256", reg.sha256},
+          {"propositions", props}};
+}
+
+ordered_json render_certificate(const PropositionResult& r, const Registry& reg) {
+  ordered_json obs = ordered_json::array();
+  for (const auto& o : r.obligations)
+    obs.push_back({{"id", o.id},
+                   {"claim", o.claim},
+                   {"how", "smt"},
+                   {"smt2", o.smt2},
+                   {"expected", std::string(smt::to_string(o.expected))},
+                   {"result", std::string(smt::to_string(o.result))}});
+  return {{"format", "fusecert-proposition-certificate/1"},
+          {"tool", {{"name", "fusecert"}, {"version", tool_version()}}},
+          {"z3_version", z3_version()},
+          {"rules_sha256", reg.sha256},
+          {"id", r.id},
+          {"statement", r.statement},
+          {"params", params_json(r)},
+          {"verdict", to_string(r.verdict)},
+          {"expected", to_string(r.expected)},
+          {"obligations", obs},
+          {"counterexample", counterexample_json(r.counterexample)},
+          {"witness", witness_detail_json(r.witness)},
+          {"notes", r.notes}};
+}
+
+}  // namespace fusecert::verifier::report
