@@ -10,5 +10,9 @@ void add_prove_command(CLI::App& app, int& exit_code);
 /// `fusecert docs`: the audit-document linter (docaudit/, tools/fusecert/cmd_docs.cpp).
 void add_docs_command(CLI::App& app, int& exit_code);
 void add_kernels_command(CLI::App& app, int& exit_code);
+/// `fusecert certify` / `fusecert check-cert`: IR checking and legality
+/// certificates (verifier/ir, verifier/guards, verifier/cert).
+void add_certify_command(CLI::App& app, int& exit_code);
+void add_check_cert_command(CLI::App& app, int& exit_code);
 
 }  // namespace fusecert::cli

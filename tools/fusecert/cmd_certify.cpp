@@ -1,0 +1,56 @@
+// fusecert certify FILE... [--out DIR] [--format text|json|sarif]
+// Finds every weight-gradient producer → consumer candidate, runs the guards
+// and writes one deterministic certificate per candidate into --out.
+// Exit: 0 all legal, 1 any illegal, 2 errors or inconclusive.
+#include <iostream>
+
+#include "support/files.h"
+#include "tools/fusecert/commands.h"
+#include "verifier/cert/certify.h"
+
+#ifndef FUSECERT_VERSION
+#define FUSECERT_VERSION "0"
+#endif
+
+namespace fusecert::cli {
+
+void add_certify_command(CLI::App& app, int& exit_code) {
+  struct Opts {
+    std::vector<std::string> files;
+    std::string out, format = "text";
+    unsigned timeout_ms = 20000;
+  };
+  auto o = std::make_shared<Opts>();
+  CLI::App* cmd = app.add_subcommand(
+      "certify", "Check every wgrad producer -> optimizer fusion candidate of .mlir files and write legality "
+                 "certificates (no FILE: the embedded two-layer MLP training step)");
+  cmd->add_option("files", o->files, ".mlir inputs (MLIR 19: func/arith/math/tensor/memref/linalg, generic-form tessera.*)");
+  cmd->add_option("--out", o->out, "folder for the certificates (one JSON file per candidate)");
+  cmd->add_option("--format", o->format, "diagnostics format")->check(CLI::IsMember({"text", "json", "sarif"}));
+  cmd->add_option("--timeout-ms", o->timeout_ms, "per SMT query; 0 = no limit (default 20000)");
+  cmd->callback([o, &exit_code]() {
+    std::vector<cert::InputReport> reports;
+    if (o->files.empty())
+      reports.push_back(cert::certify_text(cert::embedded_training_step(), cert::kEmbeddedName, o->timeout_ms));
+    for (auto& f : o->files) reports.push_back(cert::certify_file(f, o->timeout_ms));
+    int rc = cert::exit_code(reports);
+    if (!o->out.empty()) {
+      for (auto& r : reports)
+        for (size_t i = 0; i < r.candidates.size(); ++i) {
+          try {
+            support::write_file_atomic(std::filesystem::path(o->out) / cert::certificate_name(r, i),
+                                       cert::dump(cert::certificate(r, i, FUSECERT_VERSION)));
+          } catch (const std::exception& e) {
+            std::cerr << "fusecert: error: " << e.what() << "\n";
+            rc = 2;
+          }
+        }
+    }
+    if (o->format == "json") std::cout << cert::render_json(reports, FUSECERT_VERSION).dump(2) << "\n";
+    else if (o->format == "sarif") std::cout << cert::render_sarif(reports, FUSECERT_VERSION).dump(2) << "\n";
+    else std::cout << cert::render_text(reports);
+    exit_code = rc;
+  });
+}
+
+}  // namespace fusecert::cli

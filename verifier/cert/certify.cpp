@@ -1,0 +1,296 @@
+#include "verifier/cert/certify.h"
+
+#include <z3.h>
+
+#include <filesystem>
+
+#include "support/files.h"
+#include "support/sha256.h"
+#include "verifier/ir/candidates.h"
+
+namespace fusecert::cert {
+
+using nlohmann::json;
+
+bool InputReport::has_errors() const {
+  for (auto& d : diags)
+    if (d.severity == "error") return true;
+  for (auto& c : candidates)
+    for (auto& d : c.diags)
+      if (d.severity == "error") return true;
+  return false;
+}
+
+InputReport certify_text(const std::string& text, const std::string& file, unsigned timeout_ms) {
+  InputReport r;
+  r.file = file;
+  r.sha256 = support::sha256_hex(text);
+  ir::LoadResult lr = ir::parse_mlir(text, file);
+  for (auto& d : lr.diags) {
+    guards::Diagnostic g;
+    g.severity = d.severity == "note" ? "remark" : d.severity;
+    g.rule = "input";
+    g.loc = d.loc;
+    if (g.loc.file.empty()) g.loc.file = file;
+    g.message = d.message;
+    r.diags.push_back(g);
+  }
+  if (!lr.module) return r;
+  r.parsed = true;
+  const ir::Module& m = *lr.module;
+  for (auto& d : ir::unknown_ops(m)) r.diags.push_back({"error", "", "input", d.loc, d.message, {}});
+  auto cands = ir::find_candidates(m);
+  if (cands.empty())
+    r.diags.push_back({"warning", "", "input", ir::Loc{file, 0, 0},
+                       "no weight-gradient producer → optimizer candidate found (looked for linalg.matmul_transpose_a, "
+                       "linalg.matmul fed by linalg.transpose, K-major contraction linalg.generic, tessera.matmul "
+                       "{transposeA = true} and tessera.training.wgrad_*)",
+                       {}});
+  for (auto& c : cands) r.candidates.push_back(guards::check_candidate(m, c, timeout_ms));
+  // Unknown ops make every verdict in the module unsafe to trust: fail closed.
+  bool unknown = false;
+  for (auto& d : r.diags) unknown = unknown || (d.rule == "input" && d.severity == "error");
+  if (unknown)
+    for (auto& c : r.candidates)
+      if (c.verdict == "legal") {
+        c.verdict = "inconclusive";
+        c.residency.clear();
+      }
+  return r;
+}
+
+InputReport certify_file(const std::string& path, unsigned timeout_ms) {
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) {
+    InputReport r;
+    r.file = path;
+    r.diags.push_back({"error", "", "input", ir::Loc{path, 0, 0}, "no such file", {}});
+    return r;
+  }
+  auto size = std::filesystem::file_size(path, ec);
+  if (!ec && size > ir::kMaxInputBytes) {
+    InputReport r;
+    r.file = path;
+    r.diags.push_back({"error", "", "input", ir::Loc{path, 0, 0},
+                       "input is " + std::to_string(size >> 20) + " MiB; fusecert accepts at most " +
+                           std::to_string(ir::kMaxInputBytes >> 20) + " MiB per module (split the module)",
+                       {}});
+    return r;
+  }
+  std::string text;
+  try {
+    text = support::read_file(path);
+  } catch (const std::exception& e) {
+    InputReport r;
+    r.file = path;
+    r.diags.push_back({"error", "", "input", ir::Loc{path, 0, 0}, e.what(), {}});
+    return r;
+  }
+  return certify_text(text, path, timeout_ms);
+}
+
+int exit_code(const std::vector<InputReport>& in) {
+  bool err = false, illegal = false;
+  for (auto& r : in) {
+    if (r.has_errors() && r.candidates.empty()) err = true;
+    for (auto& d : r.diags)
+      if (d.severity == "error") err = true;
+    for (auto& c : r.candidates) {
+      if (c.verdict == "inconclusive") err = true;
+      if (c.verdict == "illegal") illegal = true;
+    }
+  }
+  return err ? 2 : illegal ? 1 : 0;
+}
+
+std::string z3_version() {
+  unsigned a = 0, b = 0, c = 0, d = 0;
+  Z3_get_version(&a, &b, &c, &d);
+  return std::to_string(a) + "." + std::to_string(b) + "." + std::to_string(c);
+}
+
+namespace {
+
+json loc_json(const ir::Loc& l) { return {{"file", l.file}, {"line", l.line}, {"col", l.col}}; }
+
+json diag_json(const guards::Diagnostic& d) {
+  json notes = json::array();
+  for (auto& n : d.notes) notes.push_back({{"location", loc_json(n.loc)}, {"message", n.message}});
+  return {{"severity", d.severity}, {"proposition", d.proposition}, {"rule", d.rule},
+          {"location", loc_json(d.loc)}, {"message", d.message}, {"notes", notes}};
+}
+
+json model_json(const std::vector<smt::ModelValue>& vs) {
+  json a = json::array();
+  for (auto& v : vs) {
+    json e = {{"name", v.name}, {"sort", v.sort}, {"value", v.value}};
+    if (!v.bits.empty()) e["bits"] = v.bits;
+    a.push_back(e);
+  }
+  return a;
+}
+
+json obligation_json(const guards::Obligation& o, bool with_time) {
+  json j = {{"id", o.id},           {"proposition", o.proposition}, {"how", o.how},
+            {"claim", o.claim},     {"decides", o.decides},         {"expected", o.expected},
+            {"actual", o.actual},   {"evidence", o.evidence}};
+  if (o.how == "smt") {
+    j["smt2"] = o.smt2;
+    j["logic"] = o.logic;
+    j["fp_exp"] = o.fp_exp;
+    j["smt2_sha256"] = support::sha256_hex(o.smt2);
+    if (!o.reason.empty()) j["reason"] = o.reason;
+  }
+  if (with_time) j["time_ms"] = o.time_ms;
+  return j;
+}
+
+}  // namespace
+
+std::string dump(const json& j) { return j.dump(2) + "\n"; }
+
+std::string digest(json j) {
+  j.erase("digest");
+  return support::sha256_hex(j.dump());
+}
+
+json certificate(const InputReport& in, size_t i, const std::string& tool_version) {
+  const guards::CandidateReport& c = in.candidates.at(i);
+  json cand = {{"index", i},
+               {"function", c.function},
+               {"form", ir::to_string(c.cand.form)},
+               {"producer",
+                {{"op", c.producer_op}, {"location", loc_json(c.producer_loc)}, {"result", c.cand.result_no}}}};
+  if (!c.consumer_op.empty())
+    cand["consumer"] = {{"op", c.consumer_op},
+                        {"location", loc_json(c.consumer_loc)},
+                        {"operand", c.cand.consumer_operand},
+                        {"recognized_as", c.recognized}};
+  else
+    cand["consumer"] = nullptr;
+  json obs = json::array();
+  for (auto& o : c.obligations) obs.push_back(obligation_json(o, false));
+  json diags = json::array();
+  for (auto& d : c.diags) diags.push_back(diag_json(d));
+  json j = {{"schema", kSchema},
+            {"tool", {{"name", "fusecert"}, {"version", tool_version}}},
+            {"solver", {{"name", "z3"}, {"version", z3_version()}}},
+            {"input", {{"file", in.file}, {"sha256", in.sha256}}},
+            {"candidate", cand},
+            {"verdict", c.verdict},
+            {"residency", c.residency.empty() ? json(nullptr) : json(c.residency)},
+            {"obligations", obs},
+            {"diagnostics", diags}};
+  if (c.counterexample) {
+    j["counterexample"] = {{"obligation", c.counterexample->obligation},
+                           {"summary", c.counterexample->summary},
+                           {"values", model_json(c.counterexample->values)}};
+  } else {
+    j["counterexample"] = nullptr;
+  }
+  j["digest"] = digest(j);
+  return j;
+}
+
+std::string certificate_name(const InputReport& in, size_t i) {
+  const auto& c = in.candidates.at(i);
+  std::string stem = std::filesystem::path(in.file).filename().string();
+  if (stem.size() > 5 && stem.substr(stem.size() - 5) == ".mlir") stem.resize(stem.size() - 5);
+  for (auto& ch : stem)
+    if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '-' && ch != '_' && ch != '.') ch = '_';
+  return stem + "." + std::to_string(c.producer_loc.line) + "_" + std::to_string(c.producer_loc.col) + ".r" +
+         std::to_string(c.cand.result_no) + ".cert.json";
+}
+
+namespace {
+std::string consumer_desc(const guards::CandidateReport& c) {
+  if (c.consumer_op.empty()) return "(no optimizer use)";
+  return c.consumer_op + (c.recognized.empty() ? "" : " (" + c.recognized + ")");
+}
+void text_diag(std::string& out, const guards::Diagnostic& d) {
+  out += d.loc.str() + ": " + d.severity + ": " + (d.proposition.empty() ? "" : "[" + d.proposition + "] ") +
+         d.message + "\n";
+  for (auto& n : d.notes) out += n.loc.str() + ": note: " + n.message + "\n";
+}
+}  // namespace
+
+std::string render_text(const std::vector<InputReport>& in) {
+  std::string out;
+  for (auto& r : in) {
+    for (auto& d : r.diags) text_diag(out, d);
+    for (auto& c : r.candidates) {
+      for (auto& d : c.diags) text_diag(out, d);
+      size_t smt = 0;
+      for (auto& o : c.obligations) smt += o.how == "smt";
+      out += c.producer_loc.str() + ": " + c.verdict + ": " + c.producer_op + " -> " + consumer_desc(c) + " [" +
+             ir::to_string(c.cand.form) + "; " + std::to_string(c.obligations.size()) + " obligations, " +
+             std::to_string(smt) + " by SMT" + (c.residency.empty() ? "" : "; residency " + c.residency) + "]\n";
+    }
+  }
+  return out;
+}
+
+json render_json(const std::vector<InputReport>& in, const std::string& tool_version) {
+  json files = json::array();
+  for (auto& r : in) {
+    json cands = json::array();
+    for (size_t i = 0; i < r.candidates.size(); ++i) {
+      json c = certificate(r, i, tool_version);
+      c.erase("digest");
+      c["obligations"] = json::array();
+      for (auto& o : r.candidates[i].obligations) c["obligations"].push_back(obligation_json(o, true));
+      cands.push_back(c);
+    }
+    json diags = json::array();
+    for (auto& d : r.diags) diags.push_back(diag_json(d));
+    files.push_back({{"file", r.file}, {"sha256", r.sha256}, {"parsed", r.parsed}, {"diagnostics", diags},
+                     {"candidates", cands}});
+  }
+  return {{"tool", {{"name", "fusecert"}, {"version", tool_version}}}, {"inputs", files}, {"exit_code", exit_code(in)}};
+}
+
+json render_sarif(const std::vector<InputReport>& in, const std::string& tool_version) {
+  json results = json::array();
+  std::map<std::string, std::string> rules;
+  auto add = [&](const guards::Diagnostic& d) {
+    std::string rule = d.rule.empty() ? "input" : d.rule;
+    rules.emplace(rule, d.proposition);
+    json loc = {{"physicalLocation",
+                 {{"artifactLocation", {{"uri", d.loc.file}}},
+                  {"region", {{"startLine", std::max(1u, d.loc.line)}, {"startColumn", std::max(1u, d.loc.col)}}}}}};
+    json rel = json::array();
+    int k = 0;
+    for (auto& n : d.notes)
+      rel.push_back({{"id", k++},
+                     {"message", {{"text", n.message}}},
+                     {"physicalLocation",
+                      {{"artifactLocation", {{"uri", n.loc.file}}},
+                       {"region", {{"startLine", std::max(1u, n.loc.line)}, {"startColumn", std::max(1u, n.loc.col)}}}}}});
+    std::string level = d.severity == "error" ? "error" : d.severity == "warning" ? "warning" : "note";
+    results.push_back({{"ruleId", rule},
+                       {"level", level},
+                       {"message", {{"text", (d.proposition.empty() ? "" : "[" + d.proposition + "] ") + d.message}}},
+                       {"locations", json::array({loc})},
+                       {"relatedLocations", rel}});
+  };
+  for (auto& r : in) {
+    for (auto& d : r.diags) add(d);
+    for (auto& c : r.candidates)
+      for (auto& d : c.diags) add(d);
+  }
+  json rj = json::array();
+  for (auto& [id, prop] : rules)
+    rj.push_back({{"id", id},
+                  {"shortDescription", {{"text", prop.empty() ? "input could not be checked" : "guard tied to " + prop}}},
+                  {"properties", {{"proposition", prop}}}});
+  return {{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
+          {"version", "2.1.0"},
+          {"runs", json::array({{{"tool",
+                                   {{"driver",
+                                     {{"name", "fusecert"},
+                                      {"version", tool_version},
+                                      {"rules", rj}}}}},
+                                  {"results", results}}})}};
+}
+
+}  // namespace fusecert::cert

@@ -1,0 +1,83 @@
+// certify: parse an .mlir input, find every weight-gradient candidate, run
+// the guards, and turn each candidate into a deterministic legality
+// certificate; render the findings as text, JSON or SARIF 2.1.0.
+// check-cert: re-verify a certificate on its own (schema, digest, verdict
+// rule, every SMT query re-run by Z3 or an SMT-LIB2 solver binary, and with
+// the IR: its hash and a re-derivation of every obligation).
+// Schema and procedure: docs/certificates.md.
+#pragma once
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "verifier/guards/guards.h"
+
+namespace fusecert::cert {
+
+inline constexpr const char* kSchema = "fusecert-certificate/1";
+
+/// One input file and everything certify found in it.
+struct InputReport {
+  std::string file;     ///< as named on the command line (locations use it)
+  std::string sha256;   ///< of the bytes read; empty if unreadable
+  bool parsed = false;
+  std::vector<guards::Diagnostic> diags;   ///< input-level: parse errors, unknown ops
+  std::vector<guards::CandidateReport> candidates;
+  bool has_errors() const;  ///< any error diagnostic (input- or candidate-level)
+};
+
+/// Certifies module text named `file`. Never throws for bad input.
+InputReport certify_text(const std::string& text, const std::string& file, unsigned timeout_ms);
+/// Reads then certifies; an unreadable file is an input diagnostic.
+InputReport certify_file(const std::string& path, unsigned timeout_ms);
+
+/// The embedded default input: a two-layer MLP's backward pass with AdamW.
+const std::string& embedded_training_step();
+inline constexpr const char* kEmbeddedName = "<embedded>/mlp_train_step.mlir";
+
+/// Exit status of certify: 2 on any error or inconclusive candidate, else 1 on
+/// any illegal candidate, else 0.
+int exit_code(const std::vector<InputReport>& in);
+
+/// The certificate of candidate `i` of `in` (deterministic: sorted keys, no
+/// times, a SHA-256 digest over the rest). `tool_version` is fusecert's.
+nlohmann::json certificate(const InputReport& in, size_t i, const std::string& tool_version);
+/// Serialised certificate (2-space indent, trailing newline).
+std::string dump(const nlohmann::json& j);
+/// File name for candidate `i`: <stem>.<line>_<col>.r<result>.cert.json
+std::string certificate_name(const InputReport& in, size_t i);
+/// The digest of a certificate (SHA-256 of its canonical dump without "digest").
+std::string digest(nlohmann::json j);
+
+std::string render_text(const std::vector<InputReport>& in);
+nlohmann::json render_json(const std::vector<InputReport>& in, const std::string& tool_version);
+nlohmann::json render_sarif(const std::vector<InputReport>& in, const std::string& tool_version);
+
+/// The Z3 version the library was linked with, e.g. "4.8.12".
+std::string z3_version();
+
+/// An SMT-LIB2 solver for re-checking.
+struct Solver {
+  std::string name;   ///< "z3" (the library) or a binary path ("cvc5", "/usr/bin/z3")
+  bool is_library() const { return name == "z3"; }
+};
+
+/// Solves `smt2` with `s`; returns "sat", "unsat", "unknown", "timeout" or
+/// "error: ..." . For cvc5 binaries the text gets (set-logic ALL) and, when
+/// `fp_exp`, the --fp-exp option.
+std::string run_solver(const Solver& s, const std::string& smt2, bool fp_exp, unsigned timeout_ms);
+
+struct CheckOutcome {
+  bool valid = true;
+  std::vector<std::string> problems;  ///< why it is invalid
+  std::vector<std::string> checked;   ///< what was re-verified
+};
+
+/// Re-verifies one certificate's text. `ir` (text, name as certified) enables
+/// the input-hash check and the re-derivation of every obligation.
+CheckOutcome check_certificate(const std::string& cert_text,
+                               const std::optional<std::pair<std::string, std::string>>& ir, const Solver& solver,
+                               unsigned timeout_ms);
+
+}  // namespace fusecert::cert

@@ -1,0 +1,251 @@
+// check-cert: re-verify a certificate on its own.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include "support/sha256.h"
+#include "verifier/cert/certify.h"
+
+namespace fusecert::cert {
+
+using nlohmann::json;
+
+namespace {
+
+std::string shell_quote(const std::string& s) {
+  std::string o = "'";
+  for (char c : s) o += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return o + "'";
+}
+
+}  // namespace
+
+std::string run_solver(const Solver& s, const std::string& smt2, bool fp_exp, unsigned timeout_ms) {
+  if (s.is_library()) return std::string(smt::to_string(smt::solve_smt2(smt2, timeout_ms).answer));
+  const bool cvc5 = std::filesystem::path(s.name).filename().string().find("cvc5") != std::string::npos;
+  std::string text = smt2;
+  if (cvc5 && text.find("(set-logic") == std::string::npos) text = "(set-logic ALL)\n" + text;
+  char tmpl[] = "/tmp/fusecert-smt-XXXXXX";
+  int fd = mkstemp(tmpl);
+  if (fd < 0) return "error: cannot create a temporary file";
+  {
+    FILE* f = fdopen(fd, "w");
+    std::fwrite(text.data(), 1, text.size(), f);
+    std::fclose(f);
+  }
+  std::string cmd = shell_quote(s.name);
+  if (cvc5) {
+    cmd += " --lang=smt2";
+    if (fp_exp) cmd += " --fp-exp";
+    if (timeout_ms) cmd += " --tlimit=" + std::to_string(timeout_ms);
+  } else if (std::filesystem::path(s.name).filename() == "z3") {
+    cmd += " -smt2";
+    if (timeout_ms) cmd += " -T:" + std::to_string((timeout_ms + 999) / 1000);
+  }
+  cmd += " " + shell_quote(tmpl) + " 2>&1";
+  std::string out;
+  if (FILE* p = popen(cmd.c_str(), "r")) {
+    std::array<char, 4096> buf{};
+    size_t n;
+    while ((n = std::fread(buf.data(), 1, buf.size(), p)) > 0) out.append(buf.data(), n);
+    int st = pclose(p);
+    (void)st;
+  } else {
+    std::remove(tmpl);
+    return "error: cannot run " + s.name;
+  }
+  std::remove(tmpl);
+  // The first line that is an answer.
+  size_t pos = 0;
+  while (pos < out.size()) {
+    size_t e = out.find('\n', pos);
+    std::string line = out.substr(pos, e == std::string::npos ? std::string::npos : e - pos);
+    while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.pop_back();
+    if (line == "sat" || line == "unsat" || line == "unknown") return line;
+    if (line == "timeout") return "timeout";
+    if (e == std::string::npos) break;
+    pos = e + 1;
+  }
+  if (out.find("interrupted by timeout") != std::string::npos || out.find("timeout") != std::string::npos)
+    return "timeout";
+  std::string first = out.substr(0, out.find('\n'));
+  return "error: " + (first.empty() ? std::string("no answer from ") + s.name : first);
+}
+
+namespace {
+
+bool has(const json& j, const char* k, json::value_t t) { return j.is_object() && j.contains(k) && j[k].type() == t; }
+bool has_str(const json& j, const char* k) { return has(j, k, json::value_t::string); }
+bool has_num(const json& j, const char* k) {
+  return j.is_object() && j.contains(k) && j[k].is_number_integer();
+}
+
+void validate_loc(const json& l, const std::string& where, std::vector<std::string>& p) {
+  if (!l.is_object() || !has_str(l, "file") || !has_num(l, "line") || !has_num(l, "col"))
+    p.push_back(where + ": location needs file (string), line and col (integers)");
+}
+
+/// Schema: docs/certificates.md.
+std::vector<std::string> validate(const json& j) {
+  std::vector<std::string> p;
+  if (!j.is_object()) return {"the certificate is not a JSON object"};
+  if (!has_str(j, "schema") || j["schema"] != kSchema) p.push_back(std::string("schema must be \"") + kSchema + "\"");
+  if (!j.contains("tool") || !has_str(j["tool"], "name") || !has_str(j["tool"], "version"))
+    p.push_back("tool needs name and version");
+  if (!j.contains("solver") || !has_str(j["solver"], "name") || !has_str(j["solver"], "version"))
+    p.push_back("solver needs name and version");
+  if (!j.contains("input") || !has_str(j["input"], "file") || !has_str(j["input"], "sha256") ||
+      j["input"]["sha256"].get<std::string>().size() != 64)
+    p.push_back("input needs file and a 64-hex-digit sha256");
+  if (!j.contains("candidate") || !j["candidate"].is_object()) {
+    p.push_back("candidate missing");
+  } else {
+    const json& c = j["candidate"];
+    if (!has_num(c, "index") || !has_str(c, "function") || !has_str(c, "form")) p.push_back("candidate needs index, function, form");
+    if (!c.contains("producer") || !has_str(c["producer"], "op") || !has_num(c["producer"], "result"))
+      p.push_back("candidate.producer needs op, location, result");
+    else
+      validate_loc(c["producer"].value("location", json()), "candidate.producer", p);
+    if (!c.contains("consumer")) p.push_back("candidate.consumer missing (null when there is none)");
+    else if (!c["consumer"].is_null()) {
+      if (!has_str(c["consumer"], "op") || !has_num(c["consumer"], "operand") || !has_str(c["consumer"], "recognized_as"))
+        p.push_back("candidate.consumer needs op, location, operand, recognized_as");
+      else
+        validate_loc(c["consumer"].value("location", json()), "candidate.consumer", p);
+    }
+  }
+  static const std::set<std::string> verdicts = {"legal", "illegal", "inconclusive"};
+  if (!has_str(j, "verdict") || !verdicts.count(j["verdict"].get<std::string>()))
+    p.push_back("verdict must be legal, illegal or inconclusive");
+  if (!j.contains("residency") || !(j["residency"].is_null() || j["residency"].is_string()))
+    p.push_back("residency must be a string or null");
+  if (!has(j, "obligations", json::value_t::array)) {
+    p.push_back("obligations must be an array");
+  } else {
+    static const std::set<std::string> answers = {"sat", "unsat", "unknown", "timeout", "error"};
+    static const std::set<std::string> structural = {"holds", "violated", "missing"};
+    size_t k = 0;
+    for (auto& o : j["obligations"]) {
+      std::string w = "obligation " + std::to_string(k++);
+      if (!has_str(o, "id") || !has_str(o, "proposition") || !has_str(o, "how") || !has_str(o, "claim") ||
+          !has(o, "decides", json::value_t::boolean) || !has_str(o, "expected") || !has_str(o, "actual") ||
+          !has_str(o, "evidence")) {
+        p.push_back(w + ": needs id, proposition, how, claim, decides, expected, actual, evidence");
+        continue;
+      }
+      w += " (" + o["id"].get<std::string>() + ")";
+      const std::string how = o["how"];
+      if (how == "smt") {
+        if (!has_str(o, "smt2") || !has_str(o, "logic") || !has(o, "fp_exp", json::value_t::boolean) ||
+            !has_str(o, "smt2_sha256"))
+          p.push_back(w + ": smt obligations need smt2, logic, fp_exp, smt2_sha256");
+        if (!answers.count(o["expected"]) || !answers.count(o["actual"])) p.push_back(w + ": expected/actual must be solver answers");
+      } else if (how == "structural") {
+        if (o["expected"] != "holds" || !structural.count(o["actual"]))
+          p.push_back(w + ": structural obligations expect holds; actual is holds, violated or missing");
+      } else {
+        p.push_back(w + ": how must be structural or smt");
+      }
+    }
+  }
+  if (!j.contains("counterexample") || !(j["counterexample"].is_null() || j["counterexample"].is_object()))
+    p.push_back("counterexample must be an object or null");
+  if (!has_str(j, "digest")) p.push_back("digest missing");
+  if (!has(j, "diagnostics", json::value_t::array)) p.push_back("diagnostics must be an array");
+  return p;
+}
+
+guards::Obligation from_json(const json& o) {
+  guards::Obligation g;
+  g.id = o["id"];
+  g.how = o["how"];
+  g.decides = o["decides"];
+  g.expected = o["expected"];
+  g.actual = o["actual"];
+  return g;
+}
+
+}  // namespace
+
+CheckOutcome check_certificate(const std::string& cert_text,
+                               const std::optional<std::pair<std::string, std::string>>& ir, const Solver& solver,
+                               unsigned timeout_ms) {
+  CheckOutcome out;
+  auto bad = [&](const std::string& s) {
+    out.valid = false;
+    out.problems.push_back(s);
+  };
+  json j;
+  try {
+    j = json::parse(cert_text);
+  } catch (const std::exception& e) {
+    bad(std::string("not valid JSON (truncated or corrupted?): ") + e.what());
+    return out;
+  }
+  for (auto& p : validate(j)) bad("schema: " + p);
+  if (!out.valid) return out;
+  out.checked.push_back("schema " + std::string(kSchema));
+  if (digest(j) != j["digest"].get<std::string>())
+    bad("digest mismatch: the certificate was changed after fusecert wrote it");
+  else
+    out.checked.push_back("digest");
+  // The verdict follows from the obligations.
+  std::vector<guards::Obligation> obs;
+  for (auto& o : j["obligations"]) obs.push_back(from_json(o));
+  std::string v = guards::decide(obs);
+  if (v != j["verdict"].get<std::string>())
+    bad("verdict \"" + j["verdict"].get<std::string>() + "\" does not follow from the obligations (they give \"" + v + "\")");
+  else
+    out.checked.push_back("verdict rule");
+  if (j["verdict"] == "illegal" && j["counterexample"].is_null()) bad("an illegal verdict needs a counterexample");
+  // Every SMT query re-run.
+  size_t n = 0;
+  for (auto& o : j["obligations"]) {
+    if (o["how"] != "smt") continue;
+    const std::string id = o["id"], text = o["smt2"];
+    if (support::sha256_hex(text) != o["smt2_sha256"].get<std::string>()) {
+      bad(id + ": the SMT-LIB2 text does not match its recorded hash (edited query)");
+      continue;
+    }
+    std::string ans = run_solver(solver, text, o["fp_exp"].get<bool>(), timeout_ms);
+    if (ans != o["actual"].get<std::string>())
+      bad(id + ": " + solver.name + " answers " + ans + ", the certificate records " + o["actual"].get<std::string>());
+    ++n;
+  }
+  out.checked.push_back(std::to_string(n) + " SMT queries re-run with " + solver.name);
+  if (!ir) return out;
+  // The input and a re-derivation of every obligation.
+  const auto& [text, name] = *ir;
+  if (support::sha256_hex(text) != j["input"]["sha256"].get<std::string>()) {
+    bad("input hash mismatch: " + name + " is not the module this certificate was written for");
+    return out;
+  }
+  out.checked.push_back("input sha256");
+  InputReport r = certify_text(text, j["input"]["file"].get<std::string>(), timeout_ms);
+  size_t idx = j["candidate"]["index"].get<size_t>();
+  if (idx >= r.candidates.size()) {
+    bad("the input has no candidate " + std::to_string(idx));
+    return out;
+  }
+  json again = certificate(r, idx, j["tool"]["version"].get<std::string>());
+  const json& a = again["obligations"];
+  const json& b = j["obligations"];
+  if (again["candidate"] != j["candidate"]) bad("the candidate does not match the input's candidate " + std::to_string(idx));
+  if (a.size() != b.size()) bad("re-derivation gives " + std::to_string(a.size()) + " obligations, the certificate has " + std::to_string(b.size()));
+  for (size_t i = 0; i < std::min(a.size(), b.size()); ++i)
+    for (const char* k : {"id", "how", "expected", "actual", "evidence", "smt2", "decides"}) {
+      json x = a[i].value(k, json()), y = b[i].value(k, json());
+      if (x != y) bad("obligation " + std::to_string(i) + " (" + b[i].value("id", std::string("?")) + "): '" + k +
+                      "' differs from a re-derivation on the input");
+    }
+  if (again["verdict"] != j["verdict"]) bad("re-derivation on the input gives verdict " + again["verdict"].get<std::string>());
+  if (out.valid) out.checked.push_back("every obligation re-derived from the input");
+  return out;
+}
+
+}  // namespace fusecert::cert

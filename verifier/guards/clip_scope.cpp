@@ -1,0 +1,82 @@
+// P2 guard, clip scope: `grad_clip_scope` must be declared on the consumer;
+// "global" is rejected (P2: exact global-norm clipping cannot be fused — the
+// refutation query below is P2's impossibility in one coordinate), "layer" is
+// legal but the residency falls to the layer, "none" is legal.
+#include "verifier/guards/guards.h"
+
+namespace fusecert::guards {
+
+namespace {
+
+/// SMT-LIB2 (QF_NRA): two histories (m0, g) and (m0', g') agree on everything
+/// an O(1) epilogue keeps — the unclipped moment m_t(1), the clip factor c and
+/// |g| — yet their clipped moments m_t(c) differ. sat ⇒ no recovery function.
+std::string impossibility_query() {
+  z3::context ctx;
+  smt::Query q(ctx);
+  auto R = [&](const char* n) { return ctx.real_const(n); };
+  z3::expr b1 = R("beta1"), c = R("c"), m0 = R("m0"), g = R("g"), m0p = R("m0p"), gp = R("gp");
+  q.add(b1 > 0 && b1 < 1 && c > 0 && c < 1);
+  auto mt = [&](const z3::expr& m, const z3::expr& gg, const z3::expr& cc) { return b1 * m + (1 - b1) * cc * gg; };
+  q.add(mt(m0, g, ctx.real_val(1)) == mt(m0p, gp, ctx.real_val(1)));
+  q.add(g * g == gp * gp);
+  q.add(mt(m0, g, c) != mt(m0p, gp, c));
+  return q.smt2();
+}
+
+}  // namespace
+
+void guard_clip_scope(GuardContext& g) {
+  const std::string id = "P2.clip_scope";
+  const std::string claim = "gradient clipping needs no norm beyond what one tile holds (grad_clip_scope none or layer)";
+  // An explicit global-norm clip op between the producer and the optimizer.
+  for (auto& u : g.c.uses) {
+    const ir::Op& op = g.m.ops[u.first];
+    if (op.name != "tessera.clip_by_global_norm") continue;
+    g.structural(id, claim, "violated", op.name + " at " + op.loc.str() + " reads the weight gradient");
+    auto& o = g.smt("P2.recoverable", "an O(1)-space epilogue can recover the clipped moment m_t(c) from m_t(1), c and |g|",
+                    impossibility_query(), "unsat", "QF_NRA");
+    (void)o;
+    auto& d = g.error("P2", id, op.loc,
+                      "cannot fuse the optimizer into the weight-gradient epilogue: " + op.name +
+                          " needs the norm of every gradient before any tile may update");
+    d.notes.push_back(g.producer_note("weight-gradient producer here; legal with per-layer clipping "
+                                      "(grad_clip_scope = \"layer\") or none"));
+    return;
+  }
+  const ir::Op* cons = g.consumer();
+  if (!cons) return;  // nothing to check: the single-use guard already failed
+  const ir::Attr* a = g.require(*cons, "grad_clip_scope", "P2", id, "one of \"none\", \"layer\", \"global\"");
+  if (!a) return;
+  const std::string v = a->text;
+  if (a->kind != ir::Attr::Kind::String || (v != "none" && v != "layer" && v != "global")) {
+    g.structural(id, claim, "missing", "grad_clip_scope = " + v + " is not one of none, layer, global");
+    g.error("P2", id, cons->loc, "grad_clip_scope = " + a->text + " is not one of \"none\", \"layer\", \"global\"");
+    return;
+  }
+  if (v == "global") {
+    g.structural(id, claim, "violated", "grad_clip_scope = \"global\" on " + cons->name + " at " + cons->loc.str());
+    g.smt("P2.recoverable", "an O(1)-space epilogue can recover the clipped moment m_t(c) from m_t(1), c and |g|",
+          impossibility_query(), "unsat", "QF_NRA");
+    auto& d = g.error("P2", id, cons->loc,
+                      "cannot fuse " + cons->name +
+                          " into the weight-gradient epilogue: grad_clip_scope = \"global\" needs the norm of every "
+                          "gradient before any tile may update");
+    d.notes.push_back(g.producer_note("weight-gradient producer here; legal with grad_clip_scope = \"layer\" "
+                                      "(residency falls to the layer) or \"none\""));
+    return;
+  }
+  g.structural(id, claim, "holds", "grad_clip_scope = \"" + v + "\" on " + cons->name);
+  if (v == "layer") {
+    g.out.residency = "layer";
+    auto& d = g.out.diags.emplace_back();
+    d.severity = "remark";
+    d.proposition = "P2";
+    d.rule = id;
+    d.loc = cons->loc;
+    d.message = "grad_clip_scope = \"layer\": legal, but the residency falls to the layer (the layer's gradient norm "
+                "is needed before its tiles update)";
+  }
+}
+
+}  // namespace fusecert::guards

@@ -1,0 +1,131 @@
+// GuardContext helpers, the verdict rule, and the per-candidate driver.
+#include <chrono>
+
+#include "verifier/guards/guards.h"
+
+namespace fusecert::guards {
+
+bool Obligation::definite() const {
+  if (how == "smt") return actual == "sat" || actual == "unsat";
+  return actual == "holds" || actual == "violated";
+}
+
+const ir::Op* GuardContext::consumer() const {
+  return c.consumer >= 0 ? &m.ops[c.consumer] : nullptr;
+}
+
+Obligation& GuardContext::structural(const std::string& id, const std::string& claim, const std::string& actual,
+                                     const std::string& evidence, bool decides) {
+  Obligation o;
+  o.id = id;
+  o.proposition = id.substr(0, id.find('.'));
+  o.how = "structural";
+  o.claim = claim;
+  o.decides = decides;
+  o.expected = "holds";
+  o.actual = actual;
+  o.evidence = evidence;
+  out.obligations.push_back(std::move(o));
+  return out.obligations.back();
+}
+
+Obligation& GuardContext::smt(const std::string& id, const std::string& claim, const std::string& text,
+                              const std::string& expected, const std::string& logic, bool decides) {
+  Obligation o;
+  o.id = id;
+  o.proposition = id.substr(0, id.find('.'));
+  o.how = "smt";
+  o.claim = claim;
+  o.decides = decides;
+  o.expected = expected;
+  o.smt2 = text;
+  o.logic = logic;
+  o.fp_exp = text.find("(_ FloatingPoint 8 8)") != std::string::npos ||
+             text.find("(_ FloatingPoint 5 11)") != std::string::npos;
+  smt::CheckResult r = smt::solve_smt2(text, timeout_ms);
+  o.actual = std::string(smt::to_string(r.answer));
+  o.time_ms = r.time_ms;
+  o.reason = r.reason;
+  o.model = r.model;
+  out.obligations.push_back(std::move(o));
+  return out.obligations.back();
+}
+
+Diagnostic& GuardContext::error(const std::string& prop, const std::string& rule, const ir::Loc& loc,
+                                const std::string& msg) {
+  out.diags.push_back({"error", prop, rule, loc, msg, {}});
+  return out.diags.back();
+}
+
+Diagnostic& GuardContext::warning(const std::string& prop, const std::string& rule, const ir::Loc& loc,
+                                  const std::string& msg) {
+  out.diags.push_back({"warning", prop, rule, loc, msg, {}});
+  return out.diags.back();
+}
+
+const ir::Attr* GuardContext::require(const ir::Op& op, const std::string& key, const std::string& prop,
+                                      const std::string& obligation_id, const std::string& meaning) {
+  if (const ir::Attr* a = op.attr(key)) return a;
+  structural(obligation_id, "the semantic key '" + key + "' is declared on " + op.name, "missing",
+             "attribute '" + key + "' absent on " + op.name + " at " + op.loc.str());
+  auto& d = error(prop, obligation_id, op.loc,
+                  "missing semantic key '" + key + "' on " + op.name + ": fusecert does not assume a default (" +
+                      meaning + ")");
+  d.notes.push_back(producer_note("weight-gradient producer of this candidate"));
+  return nullptr;
+}
+
+std::string decide(const std::vector<Obligation>& obs) {
+  bool failed = false, open = false;
+  for (auto& o : obs) {
+    if (!o.decides) continue;
+    if (o.definite() && !o.holds()) failed = true;
+    if (!o.definite()) open = true;
+  }
+  return failed ? "illegal" : open ? "inconclusive" : "legal";
+}
+
+CandidateReport check_candidate(const ir::Module& m, const ir::Candidate& c, unsigned timeout_ms) {
+  CandidateReport r;
+  r.cand = c;
+  r.function = m.funcs[c.func].name;
+  const ir::Op& p = m.ops[c.producer];
+  r.producer_op = p.name;
+  r.producer_loc = p.loc;
+  int cons = c.consumer >= 0 ? c.consumer : c.downstream;
+  if (cons >= 0) {
+    r.consumer_op = m.ops[cons].name;
+    r.consumer_loc = m.ops[cons].loc;
+  }
+  GuardContext g{m, c, timeout_ms, r};
+  guard_single_use(g);
+  guard_k_whole(g);
+  guard_clip_scope(g);
+  guard_routing(g);
+  guard_locality(g);
+  guard_accumulator(g);
+  guard_inplace_order(g);
+  guard_residency(g);
+  r.verdict = decide(r.obligations);
+  if (r.verdict == "illegal") {
+    for (auto& o : r.obligations) {
+      if (!o.decides || !o.definite() || o.holds()) continue;
+      Counterexample cx;
+      cx.obligation = o.id;
+      cx.summary = o.claim + " — fails";
+      if (o.how == "smt") {
+        cx.values = o.model;
+        cx.summary = "a model of the negated claim: " + o.claim + " does not hold for these values";
+      } else {
+        cx.values.push_back({"evidence", "", o.evidence, ""});
+        cx.summary = "structural: " + o.evidence;
+      }
+      // Prefer an SMT model when one refutes a deciding obligation.
+      if (!r.counterexample || (r.counterexample->values.size() == 1 && o.how == "smt")) r.counterexample = cx;
+    }
+  }
+  if (r.residency.empty() && r.verdict == "legal") r.residency = "tile";
+  return r;
+}
+
+}  // namespace fusecert::guards

@@ -1,0 +1,127 @@
+// The fusion guards of ../shared/spec/ir-and-certificates.md, one file each,
+// each tied to its proposition. A guard reads the model (verifier/ir) for one
+// candidate and appends obligations (structural or SMT) and diagnostics to
+// the candidate's report. Missing semantic keys are diagnostics and make the
+// obligation `missing` (fail closed), never a default.
+//
+//   guard            file               proposition
+//   single use       single_use.cpp     P1   (+ consumer recognition by proof)
+//   K whole          k_whole.cpp        P1
+//   clip scope       clip_scope.cpp     P2
+//   routing          routing.cpp        P5
+//   state locality   locality.cpp       P9
+//   accumulator      accumulator.cpp    P6
+//   in-place order   inplace_order.cpp  P7
+//   residency        residency.cpp      P8
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "verifier/ir/candidates.h"
+#include "verifier/ir/model.h"
+#include "verifier/smt/query.h"
+
+namespace fusecert::guards {
+
+struct Note {
+  ir::Loc loc;
+  std::string message;
+};
+
+/// A compiler-style diagnostic: `file:line:col: error: [P2] message`.
+struct Diagnostic {
+  std::string severity;    ///< "error" | "warning" | "remark"
+  std::string proposition; ///< "P2"; empty for input errors
+  std::string rule;        ///< obligation id or "input"
+  ir::Loc loc;
+  std::string message;
+  std::vector<Note> notes;
+};
+
+/// One discharged obligation. Structural ones say what was checked and what
+/// was found; SMT ones carry the exact SMT-LIB2 text that was solved.
+struct Obligation {
+  std::string id;          ///< "P9.locality"
+  std::string proposition; ///< "P9"
+  std::string how;         ///< "structural" | "smt"
+  std::string claim;       ///< what holding means
+  bool decides = true;     ///< false: informational (never changes the verdict)
+  std::string expected;    ///< structural: "holds"; smt: "unsat" / "sat"
+  std::string actual;      ///< structural: holds | violated | missing; smt: the solver's answer
+  std::string evidence;    ///< structural: what was counted / found
+  std::string smt2;        ///< smt only
+  std::string logic;       ///< smt only: QF_LIA, QF_NRA, QF_FP
+  bool fp_exp = false;     ///< smt only: uses non-standard FP sorts (bf16): cvc5 needs --fp-exp
+  double time_ms = 0;      ///< reported, never written into certificates
+  std::string reason;      ///< unknown / error reason
+  std::vector<smt::ModelValue> model;
+  bool holds() const { return actual == expected; }
+  bool definite() const;
+};
+
+struct Counterexample {
+  std::string obligation;
+  std::string summary;
+  std::vector<smt::ModelValue> values;  ///< SMT model, or structural witnesses (name → value)
+};
+
+/// Everything certify knows about one candidate.
+struct CandidateReport {
+  ir::Candidate cand;
+  std::string function;
+  std::string producer_op, consumer_op;
+  ir::Loc producer_loc, consumer_loc;
+  std::string recognized;              ///< optimizer the consumer was proven (or declared, tessera) to be
+  std::string residency;               ///< "tile" | "layer" | "" (not decided)
+  int weight_value = -1;               ///< the weight W the consumer updates (value id)
+  std::vector<int> state_values;       ///< the optimizer state it reads (m, v / B), value ids
+  std::string verdict;                 ///< "legal" | "illegal" | "inconclusive"
+  std::vector<Obligation> obligations;
+  std::vector<Diagnostic> diags;
+  std::optional<Counterexample> counterexample;
+};
+
+struct GuardContext {
+  const ir::Module& m;
+  const ir::Candidate& c;
+  unsigned timeout_ms;
+  CandidateReport& out;
+
+  const ir::Op& producer() const { return m.ops[c.producer]; }
+  /// The consumer op, or the fused op; nullptr when the gradient has no optimizer use.
+  const ir::Op* consumer() const;
+  /// Adds a structural obligation; returns it for further edits.
+  Obligation& structural(const std::string& id, const std::string& claim, const std::string& actual,
+                         const std::string& evidence, bool decides = true);
+  /// Adds and solves an SMT obligation.
+  Obligation& smt(const std::string& id, const std::string& claim, const std::string& smt2,
+                  const std::string& expected, const std::string& logic, bool decides = true);
+  Diagnostic& error(const std::string& prop, const std::string& rule, const ir::Loc& loc, const std::string& msg);
+  Diagnostic& warning(const std::string& prop, const std::string& rule, const ir::Loc& loc, const std::string& msg);
+  /// A required semantic key on `op`: returns it, or records a `missing`
+  /// obligation and an error naming the key and what its values mean.
+  const ir::Attr* require(const ir::Op& op, const std::string& key, const std::string& prop,
+                          const std::string& obligation_id, const std::string& meaning);
+  /// Note at the producer.
+  Note producer_note(const std::string& msg) const { return {producer().loc, msg}; }
+};
+
+void guard_single_use(GuardContext& g);     // P1
+void guard_k_whole(GuardContext& g);        // P1
+void guard_clip_scope(GuardContext& g);     // P2
+void guard_routing(GuardContext& g);        // P5
+void guard_locality(GuardContext& g);       // P9
+void guard_accumulator(GuardContext& g);    // P6
+void guard_inplace_order(GuardContext& g);  // P7
+void guard_residency(GuardContext& g);      // P8
+
+/// Runs every guard on one candidate and decides the verdict:
+/// illegal if a deciding obligation definitely failed; inconclusive if one is
+/// missing / unknown / timed out / errored; legal otherwise.
+CandidateReport check_candidate(const ir::Module& m, const ir::Candidate& c, unsigned timeout_ms);
+
+/// The verdict rule, shared with check-cert.
+std::string decide(const std::vector<Obligation>& obs);
+
+}  // namespace fusecert::guards

@@ -1,0 +1,98 @@
+// P1 guard, K whole: the token (K) reduction stays inside the producer op, in
+// the one-shot order. Split-K (a split_k = N attribute, or a linalg
+// contraction into partial sums followed by their reduction) reassociates the
+// K sum; the SMT obligation P1.k_order asks Z3 for inputs on which the
+// producer's association and the one-shot order differ in the accumulator's
+// floating-point format (unsat = same bits for every input).
+#include <algorithm>
+
+#include "verifier/guards/guards.h"
+#include "verifier/model/optimizer.h"
+#include "verifier/smt/arith.h"
+
+namespace fusecert::guards {
+
+namespace {
+
+/// SMT-LIB2: ∃ finite inputs x_k, y_k (K = 4): dot_sequential ≠ dot_split_k(splits).
+std::string k_order_query(unsigned splits, unsigned eb, unsigned sb) {
+  z3::context ctx;
+  smt::FpArith fp(ctx, eb, sb, {});
+  smt::Query q(ctx);
+  std::vector<z3::expr> x, y;
+  for (int k = 0; k < 4; ++k) {
+    x.push_back(fp.var("x" + std::to_string(k)));
+    y.push_back(fp.var("y" + std::to_string(k)));
+    q.add(smt::FpArith::finite(x.back()) && smt::FpArith::finite(y.back()));
+  }
+  z3::expr one_shot = model::dot_sequential(fp, x, y);
+  z3::expr tiled = splits <= 1 ? model::dot_sequential(fp, x, y) : model::dot_split_k(fp, x, y, splits);
+  q.add(smt::FpArith::finite(one_shot) && smt::FpArith::finite(tiled));
+  q.add(!smt::FpArith::same_bits(one_shot, tiled));
+  return q.smt2();
+}
+
+void format_of(const std::string& dtype, unsigned& eb, unsigned& sb) {
+  if (dtype == "bf16") { eb = 8; sb = 8; }
+  else if (dtype == "f16") { eb = 5; sb = 11; }
+  else { eb = 8; sb = 24; }
+}
+
+}  // namespace
+
+void guard_k_whole(GuardContext& g) {
+  const ir::Op& p = g.producer();
+  const std::string id = "P1.k_whole";
+  const std::string claim = "no split-K: the K (token) reduction stays whole inside the producer";
+  unsigned splits = 1;
+  std::string evidence;
+  std::string accum = "f32";
+  if (g.m.values[g.c.grad].type.elem == "bf16" || g.m.values[g.c.grad].type.elem == "f16")
+    accum = g.m.values[g.c.grad].type.elem;
+  if (const ir::Attr* np = p.attr("numeric_policy"); np && np->get("accum")) accum = np->get("accum")->text;
+
+  if (p.dialect() == "tessera") {
+    const ir::Attr* sk = p.attr("split_k");
+    const ir::Attr* fk = p.attr("tessera.full_k");
+    if (sk && sk->kind == ir::Attr::Kind::Int && sk->num > 1) {
+      splits = static_cast<unsigned>(sk->num);
+      evidence = "split_k = " + std::to_string(splits) + " on " + p.name;
+    } else if (sk || fk) {
+      evidence = sk ? "split_k = " + sk->text + " on " + p.name : "tessera.full_k on " + p.name;
+    } else if (g.c.form == ir::Form::Fused) {
+      evidence = p.name + " declares no split_k: K is reduced inside the fused op";
+    } else {
+      g.require(p, "tessera.full_k", "P1", id,
+                "declare tessera.full_k when K is reduced whole inside the op, or split_k = N when it is split");
+      return;
+    }
+  } else if (g.c.split_reduce >= 0) {
+    const auto& part = g.m.values[p.results.at(0)].type;
+    splits = part.shape.empty() || part.shape[0] < 2 ? 2 : static_cast<unsigned>(part.shape[0]);
+    evidence = "split-K: " + p.name + " at " + p.loc.str() + " computes " + std::to_string(splits) +
+               " partial products reduced by " + g.m.ops[g.c.split_reduce].name + " at " +
+               g.m.ops[g.c.split_reduce].loc.str();
+  } else {
+    evidence = p.name + " reduces its whole K dimension in one op";
+  }
+  if (splits > 1) {
+    g.structural(id, claim, "violated", evidence);
+    auto& d = g.error("P1", id, g.c.split_reduce >= 0 ? g.m.ops[g.c.split_reduce].loc : p.loc,
+                      "cannot fuse the optimizer into the weight-gradient epilogue: the producer splits K into " +
+                          std::to_string(splits) +
+                          " partial sums, so no tile holds the finished gradient before the reduction (and the "
+                          "split reassociates the K sum)");
+    d.notes.push_back(g.producer_note("weight-gradient producer here; legal with the K reduction kept whole "
+                                      "(tessera.full_k, no split_k)"));
+  } else {
+    g.structural(id, claim, "holds", evidence);
+  }
+  unsigned eb = 8, sb = 24;
+  format_of(accum, eb, sb);
+  g.smt("P1.k_order",
+        "the producer's K association (" + std::string(splits > 1 ? std::to_string(splits) + "-way split-K" : "one-shot") +
+            ") gives the same " + accum + " bits as the one-shot order for every finite input (K = 4 unrolled)",
+        k_order_query(std::min(splits, 4u), eb, sb), "unsat", "QF_FP");
+}
+
+}  // namespace fusecert::guards

@@ -1,0 +1,58 @@
+// P8 guard, residency (fused IR only): a fused wgrad+optimizer op must not
+// materialise a gradient-shaped value or allocation, and the gradient tile
+// must not escape the op. The check counts, in the spirit of FileCheck's
+// CHECK-COUNT: gradient-shaped operands beyond (X, dY, W, state...) and
+// gradient-shaped results beyond the updated (W, state...); the certificate
+// names what was counted.
+#include "verifier/guards/guards.h"
+
+namespace fusecert::guards {
+
+void guard_residency(GuardContext& g) {
+  if (g.c.form != ir::Form::Fused) return;
+  const ir::Op& f = g.producer();
+  const std::string id = "P8.residency";
+  const std::string claim = "no gradient-shaped value or allocation exists outside the fused op and the gradient "
+                            "tile does not escape it (residency = tile)";
+  if (f.operands.size() < 3) {
+    g.structural(id, claim, "missing", f.name + " has fewer than 3 operands (X, dY, W)");
+    g.error("P8", id, f.loc, f.name + " must take (X, dY, W, state...)");
+    return;
+  }
+  const ir::Type& wt = g.m.values[f.operands[2]].type;
+  const size_t expect_in = 3 + g.out.state_values.size();
+  std::vector<std::string> found;
+  const ir::Loc* first = nullptr;
+  for (size_t i = expect_in; i < f.operands.size(); ++i) {
+    const ir::Value& v = g.m.values[f.operands[i]];
+    if (!v.type.same_shape(wt)) continue;
+    std::string what = "operand " + std::to_string(i) + " (" + v.type.text + ")";
+    if (v.def_op >= 0) {
+      const ir::Op& d = g.m.ops[v.def_op];
+      what += " allocated by " + d.name + " at " + d.loc.str();
+      if (!first) first = &d.loc;
+    }
+    found.push_back(what);
+  }
+  size_t expect_out = f.results.empty() ? 0 : 1 + g.out.state_values.size();
+  for (size_t i = expect_out; i < f.results.size(); ++i) {
+    const ir::Value& v = g.m.values[f.results[i]];
+    if (v.type.same_shape(wt)) found.push_back("result " + std::to_string(i) + " (" + v.type.text + ") escapes the op");
+  }
+  std::string ev = "counted gradient-shaped (" + wt.text + ") operands beyond (X, dY, W" +
+                   std::string(g.out.state_values.empty() ? "" : ", state") + ") and results beyond the updated " +
+                   "state: " + std::to_string(found.size());
+  for (auto& s : found) ev += "; " + s;
+  if (found.empty()) {
+    g.structural(id, claim, "holds", ev);
+    return;
+  }
+  g.structural(id, claim, "violated", ev);
+  auto& d = g.error("P8", id, f.loc,
+                    "the fused op materialises a gradient-shaped buffer: " + found.front() +
+                        "; the gradient tile must stay in registers / shared memory (residency = tile)");
+  if (first) d.notes.push_back({*first, "gradient-shaped allocation here; remove it (the epilogue consumes each tile "
+                                        "in place)"});
+}
+
+}  // namespace fusecert::guards

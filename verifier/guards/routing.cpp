@@ -1,0 +1,91 @@
+// P5 guard, routing: `routing` must be declared; "conditional" (MoE experts
+// that receive no gradient on some steps) is rejected unless a gradient-free
+// decay pass (tessera.optim.decay) covers the same optimizer state. The SMT
+// obligation compares the β-folded fused update with the correct per-step
+// update over the reals on a routed-or-not step.
+#include <algorithm>
+
+#include "verifier/guards/guards.h"
+
+namespace fusecert::guards {
+
+namespace {
+
+/// SMT-LIB2 (QF_NRA): ∃ state, gradient, β ∈ (0,1), routed ∈ Bool: the fused
+/// update (runs only on routed steps, plus the decay pass on unrouted steps if
+/// `decay_pass`) differs from the correct update (decays every step).
+std::string folded_query(bool decay_pass, bool second_moment) {
+  z3::context ctx;
+  smt::Query q(ctx);
+  z3::expr b1 = ctx.real_const("beta1"), b2 = ctx.real_const("beta2"), m0 = ctx.real_const("m0"),
+           v0 = ctx.real_const("v0"), g = ctx.real_const("g"), routed = ctx.bool_const("routed");
+  q.add(b1 > 0 && b1 < 1 && b2 > 0 && b2 < 1 && v0 >= 0);
+  z3::expr gr = z3::ite(routed, g, ctx.real_val(0));  // the gradient an unrouted expert sees is 0
+  z3::expr m_correct = b1 * m0 + (1 - b1) * gr;
+  z3::expr m_fused = z3::ite(routed, b1 * m0 + (1 - b1) * g, decay_pass ? b1 * m0 : m0);
+  z3::expr differ = m_correct != m_fused;
+  if (second_moment) {
+    z3::expr v_correct = b2 * v0 + (1 - b2) * gr * gr;
+    z3::expr v_fused = z3::ite(routed, b2 * v0 + (1 - b2) * g * g, decay_pass ? b2 * v0 : v0);
+    differ = differ || v_correct != v_fused;
+  }
+  q.add(differ);
+  return q.smt2();
+}
+
+}  // namespace
+
+void guard_routing(GuardContext& g) {
+  const ir::Op* cons = g.consumer();
+  if (!cons) return;
+  const std::string id = "P5.routing";
+  const std::string claim = "every step applies the state decay the reference update applies (dense routing, or a "
+                            "gradient-free decay pass covering the same state)";
+  const ir::Attr* a = g.require(*cons, "routing", "P5", id, "\"dense\" or \"conditional\"");
+  if (!a) return;
+  if (a->kind != ir::Attr::Kind::String || (a->text != "dense" && a->text != "conditional")) {
+    g.structural(id, claim, "missing", "routing = " + a->text + " is not dense or conditional");
+    g.error("P5", id, cons->loc, "routing = " + a->text + " is not one of \"dense\", \"conditional\"");
+    return;
+  }
+  const bool second = g.out.recognized == "adamw" || g.out.recognized == "adafactor";
+  if (a->text == "dense") {
+    g.structural(id, claim, "holds", "routing = \"dense\" on " + cons->name + ": every step carries a gradient");
+    return;
+  }
+  if (g.out.state_values.empty()) {
+    g.structural(id, claim, "holds", "routing = \"conditional\" but " + cons->name + " keeps no state to decay");
+    return;
+  }
+  // Look for tessera.optim.decay over the same state values.
+  const ir::Op* decay = nullptr;
+  for (int id2 : g.m.funcs[g.c.func].ops) {
+    const ir::Op& op = g.m.ops[id2];
+    if (op.name != "tessera.optim.decay") continue;
+    bool covers = std::all_of(g.out.state_values.begin(), g.out.state_values.end(), [&](int v) {
+      return std::find(op.operands.begin(), op.operands.end(), v) != op.operands.end();
+    });
+    if (covers) { decay = &op; break; }
+  }
+  if (decay) {
+    g.structural(id, claim, "holds",
+                 "routing = \"conditional\"; tessera.optim.decay at " + decay->loc.str() +
+                     " decays the same state on steps without a gradient");
+    g.smt("P5.decay_pass", "fused update on routed steps + decay pass on unrouted steps equals the per-step reference",
+          folded_query(true, second), "unsat", "QF_NRA");
+    return;
+  }
+  g.structural(id, claim, "violated",
+               "routing = \"conditional\" on " + cons->name + " and no tessera.optim.decay covers its state");
+  g.smt("P5.decay_pass", "the β-folded fused update equals the per-step reference on every step",
+        folded_query(false, second), "unsat", "QF_NRA");
+  auto& d = g.error("P5", id, cons->loc,
+                    "cannot fold the state decay of " + cons->name +
+                        " into the weight-gradient epilogue: routing = \"conditional\" skips the update (and the "
+                        "decay of m" + std::string(second ? ", v" : "") +
+                        ") on steps where the expert receives no gradient");
+  d.notes.push_back(g.producer_note("weight-gradient producer here; legal with a gradient-free decay pass "
+                                    "(tessera.optim.decay) over the same state on unrouted steps"));
+}
+
+}  // namespace fusecert::guards

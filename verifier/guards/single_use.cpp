@@ -1,0 +1,139 @@
+// P1 guard, single use: the weight gradient has exactly one use and that use
+// is an optimizer. A linalg.generic consumer is recognised by proving its body
+// equal to a reference update (verifier/ir/recognize.h); a tessera optimizer
+// op is one by its name and operand position.
+#include <algorithm>
+
+#include "verifier/guards/guards.h"
+#include "verifier/ir/recognize.h"
+
+namespace fusecert::guards {
+
+namespace {
+bool is_add(const std::string& n) { return n == "tessera.add" || n == "linalg.add" || n == "arith.addf"; }
+}  // namespace
+
+void guard_single_use(GuardContext& g) {
+  const auto& m = g.m;
+  const auto& c = g.c;
+  const std::string id = "P1.single_use";
+  const std::string claim = "the weight gradient has exactly one use, and it is an optimizer";
+  if (c.form == ir::Form::Fused) {
+    const ir::Op& f = g.producer();
+    std::string kind = f.name.substr(std::string("tessera.training.wgrad_").size());
+    g.out.recognized = kind;
+    if (f.operands.size() > 2) g.out.weight_value = f.operands[2];
+    size_t nstate = kind == "adamw" ? 2 : (kind == "momentum" || kind == "lion") ? 1 : 0;
+    for (size_t i = 3; i < f.operands.size() && i < 3 + nstate; ++i) g.out.state_values.push_back(f.operands[i]);
+    g.structural(id, claim, "holds",
+                 "fused op " + f.name + ": the gradient is internal to the op; its only consumer is the " + kind +
+                     " epilogue");
+    return;
+  }
+  const std::string gname = "the weight gradient (result " + std::to_string(c.result_no) + " of " +
+                            g.producer().name + ")";
+  if (c.consumer < 0) {
+    std::string uses;
+    for (auto& u : c.uses) uses += (uses.empty() ? "" : ", ") + m.ops[u.first].name + " at " + m.ops[u.first].loc.str();
+    g.structural(id, claim, "violated",
+                 std::to_string(c.uses.size()) + " use(s)" + (uses.empty() ? "" : ": " + uses));
+    bool clip = std::any_of(c.uses.begin(), c.uses.end(),
+                            [&](auto& u) { return m.ops[u.first].name == "tessera.clip_by_global_norm"; });
+    if (clip) return;  // reported by the clip-scope guard as P2
+    bool tied = c.uses.size() == 1 && is_add(m.ops[c.uses[0].first].name);
+    const ir::Loc at = c.uses.empty() ? g.producer().loc : m.ops[c.uses[0].first].loc;
+    if (tied) {
+      auto& d = g.error("P1", id, at,
+                        "cannot fuse the optimizer into the weight-gradient epilogue: " + gname + " feeds " +
+                            m.ops[c.uses[0].first].name +
+                            " (a tied weight), not the optimizer; stepping each gradient in turn is not one step "
+                            "on their sum");
+      d.notes.push_back(g.producer_note(
+          "weight-gradient producer here; legal if the tied uses accumulate into one producer (one GEMM over the "
+          "concatenated K) whose single use is the optimizer"));
+      if (c.downstream >= 0) d.notes.push_back({m.ops[c.downstream].loc, "the optimizer of the tied weight is here"});
+    } else {
+      auto& d = g.error("P1", id, at,
+                        "cannot fuse into the weight-gradient epilogue: " + gname + " has " +
+                            std::to_string(c.uses.size()) + " use(s)" +
+                            (c.uses.empty() ? "" : " (" + uses + ")") +
+                            "; the single-use guard needs exactly one, an optimizer");
+      d.notes.push_back(g.producer_note("weight-gradient producer here; legal when its only use is the optimizer"));
+    }
+    return;
+  }
+  const ir::Op& cons = *g.consumer();
+  if (ir::is_tessera_optimizer(cons.name)) {
+    g.out.recognized = cons.name.substr(8);
+    if (!cons.operands.empty()) g.out.weight_value = cons.operands[0];
+    for (size_t i = 2; i < cons.operands.size(); ++i) g.out.state_values.push_back(cons.operands[i]);
+    if (c.consumer_operand != 1) {
+      g.structural(id, claim, "violated",
+                   "the gradient is operand " + std::to_string(c.consumer_operand) + " of " + cons.name +
+                       ", not its gradient operand (1)");
+      auto& d = g.error("P1", id, cons.loc,
+                        "cannot fuse: " + gname + " is operand " + std::to_string(c.consumer_operand) + " of " +
+                            cons.name + ", not the gradient operand (operand 1)");
+      d.notes.push_back(g.producer_note("weight-gradient producer here"));
+      return;
+    }
+    g.structural(id, claim, "holds", "single use: operand 1 (gradient) of " + cons.name + " at " + cons.loc.str());
+    return;
+  }
+  // linalg.generic: prove what it computes.
+  if (!cons.body || c.consumer_operand >= cons.num_inputs) {
+    g.structural(id, claim, "violated", "the gradient is an init (outs) operand of " + cons.name);
+    g.error("P1", id, cons.loc, "cannot fuse: " + gname + " is written, not read, by this " + cons.name)
+        .notes.push_back(g.producer_note("weight-gradient producer here"));
+    return;
+  }
+  ir::Recognition rec = ir::recognize(*cons.body, c.consumer_operand, cons.num_inputs,
+                                      [&](const std::string& k) { return cons.attr(k); }, g.timeout_ms);
+  if (!rec.smt2.empty()) {
+    auto& o = g.smt("P1.consumer_is_optimizer", rec.claim, rec.smt2, "unsat", "QF_NRA");
+    std::string roles;
+    for (size_t i = 0; i < rec.roles.size(); ++i) roles += (i ? ", " : "") + std::string("in") + std::to_string(i) + "=" + rec.roles[i];
+    for (size_t i = 0; i < rec.outputs.size(); ++i) roles += ", out" + std::to_string(i) + "=" + rec.outputs[i];
+    o.evidence = "role assignment: " + roles;
+    if (o.actual == "unsat") {
+      g.out.recognized = rec.kind;
+      for (size_t i = 0; i < rec.roles.size(); ++i) {
+        if (rec.roles[i] == "W") g.out.weight_value = cons.operands[i];
+        else if (rec.roles[i] != "g") g.out.state_values.push_back(cons.operands[i]);
+      }
+      g.structural(id, claim, "holds",
+                   "single use: operand " + std::to_string(c.consumer_operand) + " of the linalg.generic at " +
+                       cons.loc.str() + ", proven to compute " + rec.kind);
+      if (!rec.declared.empty() && rec.declared != rec.kind)
+        g.warning("P1", id, cons.loc,
+                  "the op declares optimizer = \"" + rec.declared + "\" but its body is proven to compute " + rec.kind);
+    } else if (o.actual == "sat") {
+      g.error("P1", "P1.consumer_is_optimizer", cons.loc,
+              "unknown consumer: the linalg.generic body is not equal to the reference update (Z3 found inputs where "
+              "they differ)")
+          .notes.push_back(g.producer_note("weight-gradient producer here"));
+    } else {
+      g.error("P1", "P1.consumer_is_optimizer", cons.loc,
+              "could not decide whether the linalg.generic body is an optimizer update: solver answered " + o.actual +
+                  (o.reason.empty() ? "" : " (" + o.reason + ")"));
+    }
+    return;
+  }
+  if (!rec.missing.empty()) {
+    std::string keys;
+    for (auto& k : rec.missing) keys += (keys.empty() ? "" : ", ") + k;
+    g.structural(id, claim, "missing", "hyper-parameter attributes needed to prove the body: " + keys);
+    g.error("P1", id, cons.loc,
+            "missing semantic keys to recognise the consumer by proof (" + keys +
+                "): the reference update needs the hyper-parameters the body was built with")
+        .notes.push_back(g.producer_note("weight-gradient producer here"));
+    return;
+  }
+  g.structural(id, claim, "violated", "unknown consumer: " + rec.detail);
+  g.error("P1", id, cons.loc,
+          "unknown consumer: the linalg.generic reading the weight gradient is not an optimizer fusecert can prove "
+          "(" + rec.detail + ")")
+      .notes.push_back(g.producer_note("weight-gradient producer here"));
+}
+
+}  // namespace fusecert::guards

@@ -1,0 +1,176 @@
+#include "verifier/ir/candidates.h"
+
+#include <algorithm>
+
+namespace fusecert::ir {
+
+std::string to_string(Form f) {
+  switch (f) {
+    case Form::Linalg: return "linalg";
+    case Form::Tessera: return "tessera";
+    case Form::Bufferized: return "bufferized";
+    case Form::Fused: return "fused";
+  }
+  return "?";
+}
+
+bool is_tessera_optimizer(const std::string& n) {
+  return n == "tessera.adamw" || n == "tessera.sgd" || n == "tessera.momentum" || n == "tessera.lion" ||
+         n == "tessera.adafactor";
+}
+
+bool is_known_tessera(const std::string& n) {
+  return is_tessera_optimizer(n) || n == "tessera.matmul" || n == "tessera.add" ||
+         n == "tessera.clip_by_global_norm" || n == "tessera.optim.decay" ||
+         n.rfind("tessera.training.wgrad_", 0) == 0;
+}
+
+std::vector<int> inputs(const Op& op) {
+  if (op.num_inputs < 0) return {};
+  return {op.operands.begin(), op.operands.begin() + std::min<size_t>(op.operands.size(), op.num_inputs)};
+}
+std::vector<int> inits(const Op& op) {
+  if (op.num_inputs < 0 || static_cast<size_t>(op.num_inputs) > op.operands.size()) return {};
+  return {op.operands.begin() + op.num_inputs, op.operands.end()};
+}
+
+namespace {
+
+bool reads_reduction(const AffineExpr& e, const std::vector<std::string>& it) {
+  std::vector<int64_t> ds;
+  e.dims(ds);
+  for (auto d : ds)
+    if (d >= 0 && static_cast<size_t>(d) < it.size() && it[d] == "reduction") return true;
+  return false;
+}
+
+/// A linalg.generic computing C += A·B with A K-major (A: [K, M]).
+bool is_kmajor_contraction(const Op& op) {
+  if (op.name != "linalg.generic" || !op.body || op.num_inputs != 2 || op.operands.size() != 3) return false;
+  if (std::count(op.iterators.begin(), op.iterators.end(), "reduction") < 1) return false;
+  const Body& b = *op.body;
+  if (b.yields.size() != 1 || b.yields[0] < 0) return false;
+  const BodyNode& y = b.nodes[b.yields[0]];
+  if (y.op != "arith.addf" || y.operands.size() != 2) return false;
+  bool mul = false;
+  for (int o : y.operands)
+    if (o >= 0 && b.nodes[o].op == "arith.mulf") mul = true;
+  if (!mul || op.maps.size() != 3 || op.maps[0].results.empty()) return false;
+  return reads_reduction(op.maps[0].results[0], op.iterators);
+}
+
+/// A generic that only sums its single input over reduction dims (split-K's
+/// second stage).
+bool is_sum_reduction(const Op& op) {
+  if (op.name != "linalg.generic" || !op.body || op.num_inputs != 1) return false;
+  if (std::count(op.iterators.begin(), op.iterators.end(), "reduction") < 1) return false;
+  const Body& b = *op.body;
+  return b.yields.size() == 1 && b.yields[0] >= 0 && b.nodes[b.yields[0]].op == "arith.addf";
+}
+
+bool is_wgrad_producer(const Module& m, const Op& op) {
+  if (op.name == "linalg.matmul_transpose_a") return true;
+  if (op.name == "linalg.matmul" && !op.operands.empty()) {
+    int d = m.values[op.operands[0]].def_op;
+    return d >= 0 && m.ops[d].name == "linalg.transpose";
+  }
+  if (op.name == "linalg.generic") return is_kmajor_contraction(op);
+  if (op.name == "tessera.matmul") {
+    const Attr* t = op.attr("transposeA");
+    return t && t->kind == Attr::Kind::Bool && t->num != 0;
+  }
+  return false;
+}
+
+std::vector<std::pair<int, int>> uses_of(const Module& m, int v, int producer) {
+  std::vector<std::pair<int, int>> out;
+  for (auto& u : m.values[v].uses) {
+    if (u.first == producer) continue;
+    if (m.ops[u.first].index < m.ops[producer].index) continue;  // e.g. the zero fill of the gradient buffer
+    const std::string& n = m.ops[u.first].name;
+    if (n == "memref.dealloc") continue;
+    out.push_back(u);
+  }
+  return out;
+}
+
+bool may_be_optimizer(const Op& op) { return is_tessera_optimizer(op.name) || op.name == "linalg.generic"; }
+
+/// Follows single-result element-wise users (add, clip) to an optimizer.
+int find_downstream(const Module& m, int op_id, int depth = 0) {
+  if (depth > 4) return -1;
+  const Op& op = m.ops[op_id];
+  for (int r : op.results)
+    for (auto& u : m.values[r].uses) {
+      if (may_be_optimizer(m.ops[u.first])) return u.first;
+      int d = find_downstream(m, u.first, depth + 1);
+      if (d >= 0) return d;
+    }
+  return -1;
+}
+
+}  // namespace
+
+std::vector<Candidate> find_candidates(const Module& m) {
+  std::vector<Candidate> out;
+  for (const Func& f : m.funcs)
+    for (int id : f.ops) {
+      const Op& op = m.ops[id];
+      Candidate c;
+      c.func = op.func;
+      c.producer = id;
+      if (op.name.rfind("tessera.training.wgrad_", 0) == 0) {
+        c.form = Form::Fused;
+        c.consumer = id;
+        out.push_back(c);
+        continue;
+      }
+      if (!is_wgrad_producer(m, op)) continue;
+      c.form = op.dialect() == "tessera" ? Form::Tessera : Form::Linalg;
+      if (!op.results.empty()) {
+        c.result_no = 0;
+        c.grad = op.results[0];
+      } else {
+        auto in = inits(op);
+        if (in.empty()) continue;
+        c.form = Form::Bufferized;
+        c.grad = in[0];
+        c.result_no = static_cast<int>(op.operands.size() - in.size());
+      }
+      c.uses = uses_of(m, c.grad, id);
+      // split-K in linalg form: partial products over a split dimension, then
+      // a sum over it. The sum's result is the gradient.
+      if (c.form == Form::Linalg && c.uses.size() == 1 && is_sum_reduction(m.ops[c.uses[0].first]) &&
+          m.values[c.grad].type.shape.size() == 3) {
+        c.split_reduce = c.uses[0].first;
+        c.grad = m.ops[c.split_reduce].results.at(0);
+        c.uses = uses_of(m, c.grad, c.split_reduce);
+      }
+      if (c.uses.size() == 1 && may_be_optimizer(m.ops[c.uses[0].first])) {
+        c.consumer = c.uses[0].first;
+        c.consumer_operand = c.uses[0].second;
+      } else {
+        for (auto& u : c.uses) {
+          if (may_be_optimizer(m.ops[u.first])) { c.downstream = u.first; break; }
+          int d = find_downstream(m, u.first);
+          if (d >= 0) { c.downstream = d; break; }
+        }
+      }
+      out.push_back(c);
+    }
+  return out;
+}
+
+std::vector<ParseDiag> unknown_ops(const Module& m) {
+  std::vector<ParseDiag> out;
+  for (const Op& op : m.ops) {
+    if (op.registered) continue;
+    if (op.dialect() == "tessera" && is_known_tessera(op.name)) continue;
+    out.push_back({op.loc, "error",
+                   "unknown op '" + op.name + "': fusecert has no semantics for it (it may read or write any buffer), "
+                   "so no candidate in this module can be certified"});
+  }
+  return out;
+}
+
+}  // namespace fusecert::ir

@@ -1,0 +1,51 @@
+// Finding weight-gradient producer → consumer candidates in the model, in the
+// forms ../shared/spec/ir-and-certificates.md names:
+//  - linalg on tensors: linalg.matmul_transpose_a, linalg.matmul fed by
+//    linalg.transpose, a contraction-shaped linalg.generic whose first input
+//    is K-major (dW = Xᵀ·dY, tokens = K); a split-K contraction followed by
+//    the reduction of its partial sums counts as one producer;
+//  - bufferized linalg (memref operands): the gradient is the init buffer;
+//  - tessera.* generic-form ops: "tessera.matmul" with transposeA = true;
+//  - fused results: "tessera.training.wgrad_<optimizer>".
+#pragma once
+#include <string>
+#include <vector>
+
+#include "verifier/ir/model.h"
+
+namespace fusecert::ir {
+
+enum class Form { Linalg, Tessera, Bufferized, Fused };
+std::string to_string(Form f);
+
+struct Candidate {
+  Form form = Form::Linalg;
+  int func = -1;
+  int producer = -1;        ///< the wgrad producer (the fused op itself for Form::Fused)
+  int result_no = 0;        ///< producer result number (init operand number when bufferized)
+  int grad = -1;            ///< the gradient value: a tensor result, or the init buffer
+  int split_reduce = -1;    ///< linalg split-K: the op that sums the partial products
+  std::vector<std::pair<int, int>> uses;  ///< uses of the gradient (op, operand number)
+  int consumer = -1;        ///< the single use when it may be an optimizer, else -1
+  int consumer_operand = -1;
+  int downstream = -1;      ///< when the use is not an optimizer: the optimizer it feeds, if any
+};
+
+/// Tessera optimizer ops and their state operands (after W, g).
+bool is_tessera_optimizer(const std::string& name);
+/// Names of tessera ops fusecert knows the semantics of.
+bool is_known_tessera(const std::string& name);
+
+/// Every candidate in program order.
+std::vector<Candidate> find_candidates(const Module& m);
+
+/// Ops fusecert cannot model (unregistered ops outside the known tessera set),
+/// as error diagnostics: an unknown op may read or write any buffer.
+std::vector<ParseDiag> unknown_ops(const Module& m);
+
+/// The DPS init operands of a linalg op (value ids).
+std::vector<int> inits(const Op& op);
+/// The DPS input operands.
+std::vector<int> inputs(const Op& op);
+
+}  // namespace fusecert::ir

@@ -1,0 +1,311 @@
+// MLIR 19 front end: parse with MLIR's own parser and translate the module
+// into fusecert's model (model.h). Built with -fno-rtti like libMLIR.so; it
+// throws nothing (errors become ParseDiag entries).
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/AffineExpr.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Parser/Parser.h"
+#include "verifier/ir/model.h"
+
+namespace fusecert::ir {
+namespace {
+
+template <class T>
+std::string print(const T& x) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  x.print(os);
+  os.flush();
+  return s;
+}
+
+Loc to_loc(mlir::Location l) {
+  Loc out;
+  if (auto f = l->findInstanceOf<mlir::FileLineColLoc>()) {
+    out.file = f.getFilename().str();
+    out.line = f.getLine();
+    out.col = f.getColumn();
+  }
+  return out;
+}
+
+/// Shortest decimal that round-trips to the same binary32 value: the value a
+/// person wrote ("0.9"), so derived constants computed in double match what a
+/// compiler folds.
+double f32_literal(float f) {
+  char buf[64];
+  for (int p = 1; p <= 9; ++p) {
+    std::snprintf(buf, sizeof buf, "%.*g", p, static_cast<double>(f));
+    if (std::strtof(buf, nullptr) == f) break;
+  }
+  return std::strtod(buf, nullptr);
+}
+
+std::string elem_name(mlir::Type t) { return print(t); }
+
+Type to_type(mlir::Type t) {
+  Type out;
+  out.text = print(t);
+  if (auto st = mlir::dyn_cast<mlir::ShapedType>(t)) {
+    out.kind = mlir::isa<mlir::MemRefType>(t) ? Type::Kind::MemRef
+               : mlir::isa<mlir::TensorType>(t) ? Type::Kind::Tensor
+                                                : Type::Kind::Other;
+    out.elem = elem_name(st.getElementType());
+    if (st.hasRank())
+      for (int64_t d : st.getShape()) out.shape.push_back(mlir::ShapedType::isDynamic(d) ? -1 : d);
+  } else if (t.isIntOrIndexOrFloat()) {
+    out.kind = Type::Kind::Scalar;
+    out.elem = out.text;
+  }
+  return out;
+}
+
+Attr to_attr(mlir::Attribute a) {
+  Attr out;
+  out.text = print(a);
+  if (auto s = mlir::dyn_cast<mlir::StringAttr>(a)) {
+    out.kind = Attr::Kind::String;
+    out.text = s.getValue().str();
+  } else if (auto b = mlir::dyn_cast<mlir::BoolAttr>(a)) {
+    out.kind = Attr::Kind::Bool;
+    out.num = b.getValue() ? 1 : 0;
+  } else if (auto i = mlir::dyn_cast<mlir::IntegerAttr>(a)) {
+    out.kind = Attr::Kind::Int;
+    out.num = static_cast<double>(i.getValue().getSExtValue());
+    out.type = print(i.getType());
+  } else if (auto f = mlir::dyn_cast<mlir::FloatAttr>(a)) {
+    out.kind = Attr::Kind::Float;
+    out.type = print(f.getType());
+    out.num = f.getType().isF32() ? f32_literal(f.getValue().convertToFloat()) : f.getValueAsDouble();
+  } else if (mlir::isa<mlir::UnitAttr>(a)) {
+    out.kind = Attr::Kind::Unit;
+  } else if (auto d = mlir::dyn_cast<mlir::DictionaryAttr>(a)) {
+    out.kind = Attr::Kind::Dict;
+    for (auto nv : d) out.items.emplace_back(nv.getName().str(), to_attr(nv.getValue()));
+  } else if (auto arr = mlir::dyn_cast<mlir::ArrayAttr>(a)) {
+    out.kind = Attr::Kind::Array;
+    for (auto e : arr) out.items.emplace_back("", to_attr(e));
+  }
+  return out;
+}
+
+AffineExpr to_expr(mlir::AffineExpr e) {
+  using K = AffineExpr::Kind;
+  if (auto d = mlir::dyn_cast<mlir::AffineDimExpr>(e)) return AffineExpr::dim(d.getPosition());
+  if (auto c = mlir::dyn_cast<mlir::AffineConstantExpr>(e)) return AffineExpr::cst(c.getValue());
+  if (auto s = mlir::dyn_cast<mlir::AffineSymbolExpr>(e)) {
+    AffineExpr x;
+    x.kind = K::Symbol;
+    x.value = s.getPosition();
+    return x;
+  }
+  auto b = mlir::cast<mlir::AffineBinaryOpExpr>(e);
+  K k = K::Add;
+  switch (e.getKind()) {
+    case mlir::AffineExprKind::Add: k = K::Add; break;
+    case mlir::AffineExprKind::Mul: k = K::Mul; break;
+    case mlir::AffineExprKind::FloorDiv: k = K::FloorDiv; break;
+    case mlir::AffineExprKind::CeilDiv: k = K::CeilDiv; break;
+    case mlir::AffineExprKind::Mod: k = K::Mod; break;
+    default: break;
+  }
+  return AffineExpr::bin(k, to_expr(b.getLHS()), to_expr(b.getRHS()));
+}
+
+AffineMap to_map(mlir::AffineMap m) {
+  AffineMap out;
+  out.num_dims = m.getNumDims();
+  out.num_symbols = m.getNumSymbols();
+  for (auto r : m.getResults()) out.results.push_back(to_expr(r));
+  out.text = print(m);
+  return out;
+}
+
+struct Translator {
+  Module mod;
+  std::map<const void*, int> value_ids;  // mlir::Value opaque pointer → id
+
+  int value_id(mlir::Value v) {
+    auto it = value_ids.find(v.getAsOpaquePointer());
+    if (it != value_ids.end()) return it->second;
+    Value nv;
+    nv.id = static_cast<int>(mod.values.size());
+    nv.type = to_type(v.getType());
+    nv.loc = to_loc(v.getLoc());
+    if (auto r = mlir::dyn_cast<mlir::OpResult>(v)) nv.result_no = static_cast<int>(r.getResultNumber());
+    if (auto a = mlir::dyn_cast<mlir::BlockArgument>(v)) nv.arg_no = static_cast<int>(a.getArgNumber());
+    mod.values.push_back(nv);
+    value_ids.emplace(v.getAsOpaquePointer(), nv.id);
+    return nv.id;
+  }
+
+  Body to_body(mlir::Block& block) {
+    Body b;
+    b.num_args = block.getNumArguments();
+    std::map<const void*, int> node_of;
+    for (auto arg : block.getArguments()) {
+      BodyNode n;
+      n.kind = BodyNode::Kind::Arg;
+      n.arg = static_cast<int>(arg.getArgNumber());
+      n.type = print(arg.getType());
+      node_of[arg.getAsOpaquePointer()] = static_cast<int>(b.nodes.size());
+      b.nodes.push_back(n);
+    }
+    for (mlir::Operation& op : block) {
+      std::string name = op.getName().getStringRef().str();
+      if (name == "linalg.yield") {
+        for (auto v : op.getOperands()) {
+          auto it = node_of.find(v.getAsOpaquePointer());
+          b.yields.push_back(it == node_of.end() ? -1 : it->second);
+        }
+        continue;
+      }
+      BodyNode n;
+      if (auto c = mlir::dyn_cast<mlir::arith::ConstantOp>(op)) {
+        if (auto f = mlir::dyn_cast<mlir::FloatAttr>(c.getValue())) {
+          n.kind = BodyNode::Kind::Const;
+          // The exact value the body computes with (binary32 stays exact in double).
+          n.value = f.getType().isF32() ? static_cast<double>(f.getValue().convertToFloat())
+                                        : f.getValueAsDouble();
+        } else {
+          b.unsupported.push_back(name + " (non-float constant)");
+          n.op = name;
+        }
+      } else {
+        n.kind = BodyNode::Kind::Op;
+        n.op = name;
+        for (auto v : op.getOperands()) {
+          auto it = node_of.find(v.getAsOpaquePointer());
+          n.operands.push_back(it == node_of.end() ? -1 : it->second);
+          if (it == node_of.end()) b.unsupported.push_back(name + " (operand defined outside the body)");
+        }
+        static const char* known[] = {"arith.addf", "arith.subf", "arith.mulf", "arith.divf", "arith.negf",
+                                      "math.sqrt",  "math.rsqrt", "arith.extf", "arith.truncf"};
+        bool ok = false;
+        for (auto* k : known) ok = ok || name == k;
+        if (!ok || op.getNumResults() != 1) b.unsupported.push_back(name);
+      }
+      if (op.getNumResults() >= 1) {
+        n.type = print(op.getResult(0).getType());
+        node_of[op.getResult(0).getAsOpaquePointer()] = static_cast<int>(b.nodes.size());
+      }
+      b.nodes.push_back(n);
+    }
+    return b;
+  }
+
+  void visit(mlir::Operation* op, int func_id) {
+    Op o;
+    o.id = static_cast<int>(mod.ops.size());
+    o.name = op->getName().getStringRef().str();
+    o.loc = to_loc(op->getLoc());
+    o.registered = op->isRegistered();
+    o.func = func_id;
+    o.index = static_cast<int>(mod.funcs[func_id].ops.size());
+    for (auto nv : op->getAttrs()) o.attrs.emplace_back(nv.getName().str(), to_attr(nv.getValue()));
+    if (auto l = mlir::dyn_cast<mlir::linalg::LinalgOp>(op)) {
+      o.num_inputs = static_cast<int>(l.getNumDpsInputs());
+      for (auto m : l.getIndexingMapsArray()) o.maps.push_back(to_map(m));
+      for (auto it : l.getIteratorTypesArray())
+        o.iterators.push_back(it == mlir::utils::IteratorType::parallel ? "parallel" : "reduction");
+    } else if (auto d = mlir::dyn_cast<mlir::DestinationStyleOpInterface>(op)) {
+      o.num_inputs = static_cast<int>(d.getNumDpsInputs());
+    }
+    mod.ops.push_back(o);
+    mod.funcs[func_id].ops.push_back(o.id);
+    std::vector<int> operands, results;
+    for (auto& use : op->getOpOperands()) {
+      int v = value_id(use.get());
+      operands.push_back(v);
+      mod.values[v].uses.emplace_back(o.id, static_cast<int>(use.getOperandNumber()));
+    }
+    for (auto r : op->getResults()) {
+      int v = value_id(r);
+      mod.values[v].def_op = o.id;
+      results.push_back(v);
+    }
+    mod.ops[o.id].operands = std::move(operands);
+    mod.ops[o.id].results = std::move(results);
+    if (o.name == "linalg.generic" && op->getNumRegions() == 1 && !op->getRegion(0).empty()) {
+      mod.ops[o.id].body = to_body(op->getRegion(0).front());
+      return;  // the body is captured as an expression DAG, not as ops
+    }
+    if (mlir::isa<mlir::linalg::LinalgOp>(op)) return;  // named ops: implicit scalar bodies
+    for (auto& region : op->getRegions())
+      for (auto& block : region)
+        for (auto& inner : block) visit(&inner, func_id);
+  }
+};
+
+}  // namespace
+
+LoadResult parse_mlir(const std::string& text, const std::string& filename) {
+  LoadResult res;
+  if (text.size() > kMaxInputBytes) {
+    res.diags.push_back({Loc{filename, 0, 0}, "error",
+                         "input is " + std::to_string(text.size() >> 20) + " MiB; fusecert accepts at most " +
+                             std::to_string(kMaxInputBytes >> 20) + " MiB per module (split the module)"});
+    return res;
+  }
+  if (text.find_first_not_of(" \t\r\n") == std::string::npos) {
+    res.diags.push_back({Loc{filename, 0, 0}, "error", "input is empty: no module to check"});
+    return res;
+  }
+  mlir::DialectRegistry registry;
+  registry.insert<mlir::func::FuncDialect, mlir::arith::ArithDialect, mlir::math::MathDialect,
+                  mlir::tensor::TensorDialect, mlir::linalg::LinalgDialect, mlir::memref::MemRefDialect,
+                  mlir::bufferization::BufferizationDialect>();
+  mlir::MLIRContext ctx(registry, mlir::MLIRContext::Threading::DISABLED);
+  ctx.allowUnregisteredDialects(true);
+  ctx.loadAllAvailableDialects();
+  mlir::ScopedDiagnosticHandler handler(&ctx, [&](mlir::Diagnostic& d) {
+    const char* sev = d.getSeverity() == mlir::DiagnosticSeverity::Error     ? "error"
+                      : d.getSeverity() == mlir::DiagnosticSeverity::Warning ? "warning"
+                                                                              : "note";
+    res.diags.push_back({to_loc(d.getLocation()), sev, d.str()});
+    for (auto& n : d.getNotes()) res.diags.push_back({to_loc(n.getLocation()), "note", n.str()});
+    return mlir::success();
+  });
+  mlir::ParserConfig config(&ctx);
+  mlir::OwningOpRef<mlir::ModuleOp> module = mlir::parseSourceString<mlir::ModuleOp>(text, config, filename);
+  if (!module) {
+    if (res.diags.empty()) res.diags.push_back({Loc{filename, 0, 0}, "error", "could not parse the module"});
+    return res;
+  }
+  if (mlir::failed(mlir::verify(*module))) {
+    if (res.diags.empty()) res.diags.push_back({Loc{filename, 0, 0}, "error", "the module does not verify"});
+    return res;
+  }
+  Translator t;
+  t.mod.file = filename;
+  module->walk([&](mlir::func::FuncOp f) {
+    Func fn;
+    fn.name = f.getSymName().str();
+    fn.loc = to_loc(f.getLoc());
+    int id = static_cast<int>(t.mod.funcs.size());
+    t.mod.funcs.push_back(fn);
+    if (f.isExternal()) return;
+    for (auto a : f.getArguments()) t.mod.funcs[id].args.push_back(t.value_id(a));
+    for (auto& op : f.getBody().front()) t.visit(&op, id);
+  });
+  res.module = std::move(t.mod);
+  return res;
+}
+
+}  // namespace fusecert::ir

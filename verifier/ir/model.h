@@ -1,0 +1,166 @@
+// fusecert's own small model of an MLIR module, the only thing the guards,
+// the locality prover and the certificate writer see. The MLIR front end
+// (frontend.cpp, built without RTTI against libMLIR.so) translates a parsed
+// module into it; nothing here depends on MLIR headers, so the rest of the
+// project keeps exceptions and RTTI.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace fusecert::ir {
+
+/// A source location: file:line:col as MLIR's FileLineColLoc gives it
+/// (line/col 0 when the op has no file location).
+struct Loc {
+  std::string file;
+  unsigned line = 0, col = 0;
+  std::string str() const {
+    return file + ":" + std::to_string(line) + ":" + std::to_string(col);
+  }
+};
+
+/// An attribute value, typed just enough for the semantic keys we read.
+struct Attr {
+  enum class Kind { String, Int, Float, Bool, Unit, Dict, Array, Other };
+  Kind kind = Kind::Other;
+  std::string text;   ///< string contents (String) or MLIR's printed form
+  double num = 0;     ///< Int / Float / Bool value (f32 floats: shortest decimal that round-trips)
+  std::string type;   ///< element type of Int/Float ("f32", "i64"), empty otherwise
+  std::vector<std::pair<std::string, Attr>> items;  ///< Dict entries / Array elements
+  const Attr* get(const std::string& key) const {
+    for (auto& [k, v] : items)
+      if (k == key) return &v;
+    return nullptr;
+  }
+};
+
+/// A type: shaped types carry their shape (-1 for a dynamic dimension).
+struct Type {
+  std::string text;               ///< MLIR's printed form
+  enum class Kind { Tensor, MemRef, Scalar, Other } kind = Kind::Other;
+  std::vector<int64_t> shape;
+  std::string elem;               ///< element type ("f32", "bf16"), or the scalar type
+  bool same_shape(const Type& o) const { return kind != Kind::Scalar && shape == o.shape && !shape.empty(); }
+};
+
+/// An SSA value: an op result or a block argument of a function.
+struct Value {
+  int id = -1;
+  Type type;
+  int def_op = -1;     ///< defining op, -1 for a function argument
+  int result_no = -1;  ///< result number when def_op >= 0
+  int arg_no = -1;     ///< function argument number when def_op < 0
+  Loc loc;
+  std::vector<std::pair<int, int>> uses;  ///< (op id, operand number)
+};
+
+/// An affine expression as a tree (dims, symbols, constants, +, *, floordiv,
+/// ceildiv, mod), translated one-to-one from mlir::AffineExpr.
+struct AffineExpr {
+  enum class Kind { Dim, Symbol, Const, Add, Mul, FloorDiv, CeilDiv, Mod } kind = Kind::Const;
+  int64_t value = 0;  ///< dim / symbol position, or the constant
+  std::shared_ptr<AffineExpr> lhs, rhs;
+  static AffineExpr dim(int64_t d) { AffineExpr e; e.kind = Kind::Dim; e.value = d; return e; }
+  static AffineExpr cst(int64_t c) { AffineExpr e; e.kind = Kind::Const; e.value = c; return e; }
+  static AffineExpr bin(Kind k, AffineExpr a, AffineExpr b) {
+    AffineExpr e; e.kind = k;
+    e.lhs = std::make_shared<AffineExpr>(std::move(a));
+    e.rhs = std::make_shared<AffineExpr>(std::move(b));
+    return e;
+  }
+  /// Dims this expression reads.
+  void dims(std::vector<int64_t>& out) const {
+    if (kind == Kind::Dim) out.push_back(value);
+    if (lhs) lhs->dims(out);
+    if (rhs) rhs->dims(out);
+  }
+};
+
+struct AffineMap {
+  unsigned num_dims = 0, num_symbols = 0;
+  std::vector<AffineExpr> results;
+  std::string text;  ///< MLIR's printed form, e.g. "(d0, d1) -> (d0, d1)"
+};
+
+/// The scalar body of a linalg.generic as an expression DAG over its block
+/// arguments, for recognising the optimizer by proof.
+struct BodyNode {
+  enum class Kind { Arg, Const, Op } kind = Kind::Op;
+  std::string op;            ///< "arith.mulf", "math.sqrt", ... (Kind::Op)
+  int arg = -1;              ///< block argument number (Kind::Arg)
+  double value = 0;          ///< constant value, exact for f32/f64 literals (Kind::Const)
+  std::vector<int> operands; ///< node indices
+  std::string type;          ///< scalar type, "f32"
+};
+struct Body {
+  unsigned num_args = 0;
+  std::vector<BodyNode> nodes;
+  std::vector<int> yields;                 ///< node index per linalg.yield operand
+  std::vector<std::string> unsupported;    ///< op names the translation could not model
+};
+
+struct Op {
+  int id = -1;
+  std::string name;          ///< "linalg.generic", "tessera.adamw", ...
+  Loc loc;
+  bool registered = true;    ///< false for unregistered-dialect (generic form) ops
+  int func = -1;             ///< enclosing function
+  int index = -1;            ///< pre-order position within its function (program order)
+  std::vector<int> operands, results;  ///< value ids
+  std::vector<std::pair<std::string, Attr>> attrs;  ///< discardable + inherent, as printed
+  // Destination-passing-style / linalg structure (num_inputs < 0: not DPS).
+  int num_inputs = -1;
+  std::vector<AffineMap> maps;               ///< linalg indexing maps (inputs then inits)
+  std::vector<std::string> iterators;        ///< "parallel" | "reduction"
+  std::optional<Body> body;                  ///< linalg.generic only
+
+  const Attr* attr(const std::string& key) const {
+    for (auto& [k, v] : attrs)
+      if (k == key) return &v;
+    return nullptr;
+  }
+  std::string dialect() const { return name.substr(0, name.find('.')); }
+};
+
+struct Func {
+  std::string name;
+  Loc loc;
+  std::vector<int> args;  ///< value ids
+  std::vector<int> ops;   ///< op ids in program order (pre-order, nested regions included)
+};
+
+/// A translated module. Ids index the vectors.
+struct Module {
+  std::string file;
+  std::vector<Op> ops;
+  std::vector<Value> values;
+  std::vector<Func> funcs;
+};
+
+/// A diagnostic from parsing or translation.
+struct ParseDiag {
+  Loc loc;
+  std::string severity;  ///< "error" | "warning" | "note"
+  std::string message;
+};
+
+struct LoadResult {
+  std::optional<Module> module;  ///< absent when parsing failed
+  std::vector<ParseDiag> diags;
+};
+
+/// Largest input the front end accepts (bytes); larger inputs are refused
+/// with a diagnostic rather than risking the memory budget.
+inline constexpr std::size_t kMaxInputBytes = 64u << 20;
+
+/// Parses `text` (named `filename` in locations) with MLIR 19's parser —
+/// func, arith, math, tensor, memref, bufferization and linalg registered,
+/// unregistered dialects allowed for the generic-form tessera.* ops — and
+/// translates the module. Never throws; parse errors come back as diags.
+LoadResult parse_mlir(const std::string& text, const std::string& filename);
+
+}  // namespace fusecert::ir

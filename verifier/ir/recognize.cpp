@@ -1,0 +1,233 @@
+#include "verifier/ir/recognize.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <random>
+
+#include "verifier/model/hyper.h"
+#include "verifier/model/optimizer.h"
+#include "verifier/smt/arith.h"
+
+namespace fusecert::ir {
+namespace {
+
+struct Ref {
+  const char* kind;
+  std::vector<std::string> in;    ///< roles of the inputs, gradient included
+  std::vector<std::string> out;   ///< roles of the outputs
+  std::vector<std::string> keys;  ///< hyper-parameter attributes it needs
+};
+
+const std::vector<Ref>& refs() {
+  static const std::vector<Ref> r = {
+      {"adamw", {"W", "g", "m", "v"}, {"W1", "m1", "v1"}, {"lr", "beta1", "beta2", "eps", "weight_decay", "step"}},
+      {"momentum", {"W", "g", "B"}, {"W1", "B1"}, {"lr", "momentum"}},
+      {"sgd", {"W", "g"}, {"W1"}, {"lr"}},
+  };
+  return r;
+}
+
+/// Double-precision arithmetic domain (for the numeric search of a role mapping).
+struct DoubleArith {
+  using T = double;
+  std::map<std::string, double> k;
+  T c(const std::string& n) const { return k.at(n); }
+  T num(double x) const { return x; }
+  T add(T a, T b) const { return a + b; }
+  T sub(T a, T b) const { return a - b; }
+  T mul(T a, T b) const { return a * b; }
+  T div(T a, T b) const { return a / b; }
+  T sqrt(T a) const { return std::sqrt(a); }
+};
+
+/// Evaluates the body over domain A; nullopt if it uses an op we cannot model.
+template <class A>
+std::optional<std::vector<typename A::T>> eval_body(A& a, const Body& b, const std::vector<typename A::T>& args) {
+  std::vector<std::optional<typename A::T>> val(b.nodes.size());
+  for (size_t i = 0; i < b.nodes.size(); ++i) {
+    const BodyNode& n = b.nodes[i];
+    if (n.kind == BodyNode::Kind::Arg) {
+      if (n.arg < 0 || static_cast<size_t>(n.arg) >= args.size()) continue;  // unused init argument
+      val[i] = args[n.arg];
+      continue;
+    }
+    if (n.kind == BodyNode::Kind::Const) {
+      val[i] = a.num(n.value);
+      continue;
+    }
+    auto arg = [&](size_t k) -> std::optional<typename A::T> {
+      if (k >= n.operands.size() || n.operands[k] < 0) return std::nullopt;
+      return val[n.operands[k]];
+    };
+    auto x = arg(0), y = arg(1);
+    if (!x) return std::nullopt;
+    if (n.op == "arith.addf" && y) val[i] = a.add(*x, *y);
+    else if (n.op == "arith.subf" && y) val[i] = a.sub(*x, *y);
+    else if (n.op == "arith.mulf" && y) val[i] = a.mul(*x, *y);
+    else if (n.op == "arith.divf" && y) val[i] = a.div(*x, *y);
+    else if (n.op == "arith.negf") val[i] = a.sub(a.num(0.0), *x);
+    else if (n.op == "math.sqrt") val[i] = a.sqrt(*x);
+    else if (n.op == "math.rsqrt") val[i] = a.div(a.num(1.0), a.sqrt(*x));
+    else if (n.op == "arith.extf" || n.op == "arith.truncf") val[i] = *x;  // value-preserving over the reals
+    else return std::nullopt;
+  }
+  std::vector<typename A::T> out;
+  for (int y : b.yields) {
+    if (y < 0 || !val[y]) return std::nullopt;
+    out.push_back(*val[y]);
+  }
+  return out;
+}
+
+template <class A>
+std::vector<typename A::T> eval_ref(A& a, const std::string& kind, const std::map<std::string, typename A::T>& in) {
+  if (kind == "adamw") {
+    auto s = model::adamw_step(a, model::AdamWState<typename A::T>{in.at("W"), in.at("m"), in.at("v")}, in.at("g"));
+    return {s.W, s.m, s.v};
+  }
+  if (kind == "momentum") {
+    auto B1 = model::momentum_state(a, in.at("B"), in.at("g"));
+    return {model::sgd_step(a, in.at("W"), B1), B1};
+  }
+  return {model::sgd_step(a, in.at("W"), in.at("g"))};
+}
+
+/// The reference's named constants, each rounded once to the body's float
+/// type, as a compiler folding them in double would emit them.
+std::map<std::string, double> constants(const model::Hyper& h, bool f32) {
+  auto k = h.constants();
+  if (f32)
+    for (auto& [n, v] : k) v = static_cast<double>(static_cast<float>(v));
+  return k;
+}
+
+}  // namespace
+
+Recognition recognize(const Body& body, int grad_arg, int num_inputs,
+                      const std::function<const Attr*(const std::string&)>& attr, unsigned timeout_ms) {
+  Recognition rec;
+  if (const Attr* d = attr("optimizer"); d && d->kind == Attr::Kind::String) rec.declared = d->text;
+  if (!body.unsupported.empty()) {
+    rec.detail = "the body uses " + body.unsupported.front() + ", which no reference optimizer update contains";
+    return rec;
+  }
+  bool f32 = true;
+  for (auto& n : body.nodes)
+    if (n.kind == BodyNode::Kind::Arg && n.type != "f32") f32 = false;
+
+  std::vector<std::string> tried;
+  for (const Ref& ref : refs()) {
+    if (static_cast<int>(ref.in.size()) != num_inputs || ref.out.size() != body.yields.size()) continue;
+    tried.push_back(ref.kind);
+    model::Hyper h;
+    std::vector<std::string> miss;
+    auto num = [&](const std::string& k, double& dst) {
+      const Attr* a = attr(k);
+      if (!a || (a->kind != Attr::Kind::Float && a->kind != Attr::Kind::Int)) miss.push_back(k);
+      else dst = a->num;
+    };
+    double step = 1;
+    for (auto& k : ref.keys) {
+      if (k == "lr") num(k, h.lr);
+      else if (k == "beta1") num(k, h.beta1);
+      else if (k == "beta2") num(k, h.beta2);
+      else if (k == "eps") num(k, h.eps);
+      else if (k == "weight_decay") num(k, h.lam);
+      else if (k == "momentum") num(k, h.mu);
+      else if (k == "step") num(k, step);
+    }
+    h.step = static_cast<int>(step);
+    if (!miss.empty()) {
+      for (auto& k : miss) rec.missing.push_back(std::string(ref.kind) + ":" + k);
+      continue;
+    }
+    auto k = constants(h, f32);
+    // Numeric search over role assignments (the gradient's is fixed), then proof.
+    std::vector<int> others;
+    for (int i = 0; i < num_inputs; ++i)
+      if (i != grad_arg) others.push_back(i);
+    std::vector<std::string> other_roles;
+    for (auto& r : ref.in)
+      if (r != "g") other_roles.push_back(r);
+    std::vector<int> perm(other_roles.size());
+    for (size_t i = 0; i < perm.size(); ++i) perm[i] = static_cast<int>(i);
+    std::vector<int> operm(ref.out.size());
+    std::mt19937_64 rng(12345);
+    std::uniform_real_distribution<double> U(0.1, 1.0);
+    std::vector<std::vector<double>> pts;
+    for (int t = 0; t < 3; ++t) {
+      std::vector<double> p(body.num_args, 0.0);
+      for (auto& x : p) x = U(rng);
+      pts.push_back(p);
+    }
+    DoubleArith da{k};
+    do {
+      std::vector<std::string> roles(num_inputs);
+      roles[grad_arg] = "g";
+      for (size_t i = 0; i < others.size(); ++i) roles[others[i]] = other_roles[perm[i]];
+      // Evaluate body and reference at the sample points.
+      bool ok_all = true;
+      std::vector<int> out_map;  // yield i → reference output index
+      for (auto& p : pts) {
+        auto b = eval_body(da, body, p);
+        std::map<std::string, double> in;
+        for (int i = 0; i < num_inputs; ++i) in[roles[i]] = p[i];
+        auto r = eval_ref(da, ref.kind, in);
+        if (!b) { ok_all = false; break; }
+        if (out_map.empty()) {
+          for (size_t y = 0; y < b->size(); ++y) {
+            int found = -1;
+            for (size_t j = 0; j < r.size(); ++j)
+              if (std::fabs((*b)[y] - r[j]) <= 1e-9 * std::max(1.0, std::fabs(r[j]))) found = static_cast<int>(j);
+            if (found < 0) { ok_all = false; break; }
+            out_map.push_back(found);
+          }
+          if (!ok_all) break;
+        } else {
+          for (size_t y = 0; y < b->size(); ++y)
+            if (std::fabs((*b)[y] - r[out_map[y]]) > 1e-9 * std::max(1.0, std::fabs(r[out_map[y]]))) ok_all = false;
+        }
+        if (!ok_all) break;
+      }
+      if (!ok_all) continue;
+      // Prove over the reals.
+      z3::context ctx;
+      smt::RealArith ra(ctx, k);
+      std::vector<z3::expr> args;
+      for (unsigned i = 0; i < body.num_args; ++i)
+        args.push_back(ra.var(static_cast<int>(i) < num_inputs ? roles[i] : "init" + std::to_string(i)));
+      auto bv = eval_body(ra, body, args);
+      std::map<std::string, z3::expr> in;
+      for (int i = 0; i < num_inputs; ++i) in.emplace(roles[i], args[i]);
+      auto rv = eval_ref(ra, ref.kind, in);
+      smt::Query q(ctx);
+      for (unsigned i = 0; i < ra.side().size(); ++i) q.add(ra.side()[i]);
+      z3::expr differ = ctx.bool_val(false);
+      for (size_t y = 0; y < bv->size(); ++y) differ = differ || (*bv)[y] != rv[out_map[y]];
+      q.add(differ);
+      rec.smt2 = q.smt2();
+      rec.claim = std::string("the linalg.generic body equals the ") + ref.kind +
+                  " reference update (verifier/model/optimizer.h) over the reals for every input";
+      rec.result = smt::solve_smt2(rec.smt2, timeout_ms);
+      rec.roles = roles;
+      rec.outputs.clear();
+      for (int j : out_map) rec.outputs.push_back(ref.out[j]);
+      if (rec.result.answer == smt::Answer::Unsat) rec.kind = ref.kind;
+      return rec;  // a numeric match decides which proof to attempt; sat/unknown is reported as such
+    } while (std::next_permutation(perm.begin(), perm.end()));
+  }
+  if (tried.empty())
+    rec.detail = "its arity (" + std::to_string(num_inputs) + " inputs, " + std::to_string(body.yields.size()) +
+                 " results) matches no reference optimizer (AdamW 4→3, momentum 3→2, SGD 2→1)";
+  else if (!rec.missing.empty())
+    rec.detail = "the op lacks hyper-parameter attributes the reference update needs";
+  else {
+    std::string t;
+    for (auto& s : tried) t += (t.empty() ? "" : ", ") + s;
+    rec.detail = "its body differs from the " + t + " reference update at sampled inputs for every assignment of roles";
+  }
+  return rec;
+}
+
+}  // namespace fusecert::ir

@@ -1,0 +1,35 @@
+// Recognising a linalg.generic consumer as AdamW / SGD / momentum by proof:
+// its scalar body, evaluated over the reals with its own constants, is shown
+// equal (Z3, QF_NRA, `unsat` of the disequality) to the reference update of
+// verifier/model/optimizer.h instantiated with the hyper-parameters the op
+// declares (lr, beta1, beta2, eps, weight_decay, step, momentum). A declared
+// `optimizer` attribute is only a hint: the body decides.
+#pragma once
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "verifier/ir/model.h"
+#include "verifier/smt/query.h"
+
+namespace fusecert::ir {
+
+struct Recognition {
+  std::string kind;                ///< "adamw" | "sgd" | "momentum"; empty = unknown consumer
+  std::string declared;            ///< the op's `optimizer` attribute, if any
+  std::vector<std::string> roles;  ///< role of each input block argument ("W", "g", "m", "v", "B")
+  std::vector<std::string> outputs;///< role of each yielded value ("W1", "m1", ...)
+  std::string smt2;                ///< the equivalence (or refutation) query; empty if none was built
+  std::string claim;
+  smt::CheckResult result;         ///< the solver's answer on smt2
+  std::vector<std::string> missing;///< hyper-parameter keys the reference needs but the op lacks
+  std::string detail;              ///< why the body matches nothing, in one sentence
+};
+
+/// `attr` looks an attribute up on the consumer. `grad_arg` is the block
+/// argument carrying the gradient; `num_inputs` the number of ins operands.
+Recognition recognize(const Body& body, int grad_arg, int num_inputs,
+                      const std::function<const Attr*(const std::string&)>& attr, unsigned timeout_ms);
+
+}  // namespace fusecert::ir
