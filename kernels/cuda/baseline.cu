@@ -15,6 +15,9 @@ cudaError_t launch_fused_simt(const TileConfig&, const StepParams&, const Shape&
 cudaError_t launch_fused_mma(const TileConfig&, const StepParams&, const Shape&, const bf16*,
                              const bf16*, void*, DType, void*, void*, DType, float*,
                              cudaStream_t);
+cudaError_t launch_fused_wgmma(const TileConfig&, const StepParams&, const Shape&, const bf16*,
+                               const bf16*, void*, DType, void*, void*, DType, float*,
+                               cudaStream_t);
 
 bool cuda_device_available(std::string* why) {
   int count = 0;
@@ -33,9 +36,15 @@ cudaError_t launch_fused(const TileConfig& cfg, const StepParams& p, const Shape
                          DType st, float* grad_dump, cudaStream_t stream) {
   if (!unsupported_reason(cfg, s).empty()) return cudaErrorInvalidValue;
   if (p.opt == Optimizer::adamw && v == nullptr) return cudaErrorInvalidValue;
-  return cfg.engine == Engine::simt
-             ? launch_fused_simt(cfg, p, s, dY, X, W, wt, m, v, st, grad_dump, stream)
-             : launch_fused_mma(cfg, p, s, dY, X, W, wt, m, v, st, grad_dump, stream);
+  switch (cfg.engine) {
+    case Engine::simt:
+      return launch_fused_simt(cfg, p, s, dY, X, W, wt, m, v, st, grad_dump, stream);
+    case Engine::mma:
+      return launch_fused_mma(cfg, p, s, dY, X, W, wt, m, v, st, grad_dump, stream);
+    case Engine::wgmma:
+      return launch_fused_wgmma(cfg, p, s, dY, X, W, wt, m, v, st, grad_dump, stream);
+  }
+  return cudaErrorInvalidValue;
 }
 
 namespace {

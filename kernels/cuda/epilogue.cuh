@@ -49,4 +49,40 @@ __device__ __forceinline__ void apply_pair(const StepParams& p, float g0, float 
   store2(W, wt, i, w0, w1);
 }
 
+/// NP element pairs at idx[i], idx[i]+1 (idx even) get gradients g[i][0..1].
+/// All loads of W/m/v are issued before the first store, so the pairs' memory
+/// latencies overlap (W, m, v may alias as far as the compiler knows).
+template <int NP>
+__device__ __forceinline__ void apply_pairs(const StepParams& p, const float (&g)[NP][2],
+                                            const std::size_t (&idx)[NP], void* W, DType wt,
+                                            void* m, void* v, DType st) {
+  float w[NP][2], mm[NP][2], vv[NP][2];
+#pragma unroll
+  for (int i = 0; i < NP; ++i) {
+    load2(W, wt, idx[i], w[i][0], w[i][1]);
+    load2(m, st, idx[i], mm[i][0], mm[i][1]);
+  }
+  if (p.opt == Optimizer::adamw) {
+#pragma unroll
+    for (int i = 0; i < NP; ++i) load2(v, st, idx[i], vv[i][0], vv[i][1]);
+#pragma unroll
+    for (int i = 0; i < NP; ++i) {
+      adamw_update(p, g[i][0], w[i][0], mm[i][0], vv[i][0]);
+      adamw_update(p, g[i][1], w[i][1], mm[i][1], vv[i][1]);
+      store2(v, st, idx[i], vv[i][0], vv[i][1]);
+    }
+  } else {
+#pragma unroll
+    for (int i = 0; i < NP; ++i) {
+      sgd_momentum_update(p, g[i][0], w[i][0], mm[i][0]);
+      sgd_momentum_update(p, g[i][1], w[i][1], mm[i][1]);
+    }
+  }
+#pragma unroll
+  for (int i = 0; i < NP; ++i) {
+    store2(m, st, idx[i], mm[i][0], mm[i][1]);
+    store2(W, wt, idx[i], w[i][0], w[i][1]);
+  }
+}
+
 }  // namespace fusecert::kernels::detail

@@ -55,7 +55,7 @@ struct MmaCfg {
 };
 
 template <int BM, int BN, int WARPS_M, int WARPS_N, int STAGES>
-__global__ void __launch_bounds__(WARPS_M* WARPS_N * 32)
+__global__ void __launch_bounds__(WARPS_M* WARPS_N * 32, 2)
     fused_mma_kernel(StepParams p, Shape s, const bf16* __restrict__ dY,
                      const bf16* __restrict__ X, void* W, DType wt, void* m, void* v, DType st,
                      float* grad_dump) {
@@ -151,23 +151,28 @@ __global__ void __launch_bounds__(WARPS_M* WARPS_N * 32)
   cp_async_wait<0>();
 
   // Epilogue: fragment (mt, nt) holds rows gid / gid+8, columns 2*tid4, +1.
+  // One batch per mt: all W/m/v loads of the batch in flight together.
   const int gid = lane >> 2, tid4 = lane & 3;
 #pragma unroll
-  for (int mt = 0; mt < C::kMT; ++mt)
+  for (int mt = 0; mt < C::kMT; ++mt) {
+    float g[2 * C::kNT][2];
+    std::size_t idx[2 * C::kNT];
 #pragma unroll
     for (int nt = 0; nt < C::kNT; ++nt)
 #pragma unroll
       for (int half = 0; half < 2; ++half) {
         const int n = n0 + wm * C::kWarpM + mt * 16 + gid + half * 8;
         const int h = h0 + wn * C::kWarpN + nt * 8 + tid4 * 2;
-        const std::size_t idx = static_cast<std::size_t>(n) * s.H + h;
-        const float g0 = acc[mt][nt][2 * half], g1 = acc[mt][nt][2 * half + 1];
+        idx[2 * nt + half] = static_cast<std::size_t>(n) * s.H + h;
+        g[2 * nt + half][0] = acc[mt][nt][2 * half];
+        g[2 * nt + half][1] = acc[mt][nt][2 * half + 1];
         if (grad_dump) {
-          grad_dump[idx] = g0;
-          grad_dump[idx + 1] = g1;
+          grad_dump[idx[2 * nt + half]] = g[2 * nt + half][0];
+          grad_dump[idx[2 * nt + half] + 1] = g[2 * nt + half][1];
         }
-        detail::apply_pair(p, g0, g1, W, wt, m, v, st, idx);
       }
+    detail::apply_pairs<2 * C::kNT>(p, g, idx, W, wt, m, v, st);
+  }
 }
 
 template <int BM, int BN, int WARPS_M, int WARPS_N, int STAGES>

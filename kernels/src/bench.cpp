@@ -113,7 +113,10 @@ std::string run_benchmark(const std::vector<BenchShape>& shapes, int reps, std::
 
       std::string cfg_json, best_name;
       double best = 1e30;
-      for (const TileConfig& cfg : mma_configs()) {
+      std::vector<TileConfig> candidates = mma_configs();
+      if (wgmma_supported())
+        for (const auto& c : wgmma_configs()) candidates.push_back(c);
+      for (const TileConfig& cfg : candidates) {
         const double ms = timer.median_ms(
             [&] {
               FK_CHECK(launch_fused(cfg, p, s, dy.as<bf16>(), x.as<bf16>(), w.get(), DType::bf16,

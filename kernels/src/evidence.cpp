@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 
 #include "cuda_util.h"
 #include "fusecert/kernels/cuda_api.h"
@@ -92,7 +93,21 @@ std::string device_info_json() {
   FK_CHECK(cudaGetDeviceProperties(&prop, dev));
   FK_CHECK(cudaDriverGetVersion(&driver));
   FK_CHECK(cudaRuntimeGetVersion(&runtime));
-  return "{\"name\": " + jstr(prop.name) + ", \"cc\": \"" + std::to_string(prop.major) + "." +
+  // The kernel module's version string (e.g. "580.159.04"), when readable.
+  std::string driver_version = "unknown";
+  if (std::FILE* f = std::fopen("/proc/driver/nvidia/version", "r")) {
+    char buf[256] = {0};
+    if (std::fgets(buf, sizeof buf, f)) {
+      const std::string l = buf;
+      const auto k = l.find("Kernel Module");
+      if (k != std::string::npos) {
+        std::size_t b = l.find_first_not_of(' ', k + 13), e = l.find(' ', b);
+        if (b != std::string::npos) driver_version = l.substr(b, e - b);
+      }
+    }
+    std::fclose(f);
+  }
+  return "{\"name\": " + jstr(prop.name) + ", \"driver\": " + jstr(driver_version) + ", \"cc\": \"" + std::to_string(prop.major) + "." +
          std::to_string(prop.minor) + "\", \"sms\": " + std::to_string(prop.multiProcessorCount) +
          ", \"l2_bytes\": " + std::to_string(prop.l2CacheSize) +
          ", \"memory_bytes\": " + std::to_string(prop.totalGlobalMem) +
@@ -102,7 +117,9 @@ std::string device_info_json() {
 
 EvidenceRow evidence_fused_vs_host() {
   EvidenceRow row{1, "fused_vs_host_bitwise", "P1", false, "", ""};
-  const TileConfig simt = simt_configs()[1], mma = mma_configs()[0];
+  const TileConfig simt = simt_configs()[1];
+  std::vector<TileConfig> tensor_core = {mma_configs()[0]};
+  if (wgmma_supported()) tensor_core.push_back(wgmma_configs()[0]);
   const std::vector<Shape> simt_shapes = {{100, 72, 136}, {512, 128, 256}};
   const Shape mma_shape{512, 128, 256};
   std::size_t cases = 0, mismatches = 0;
@@ -137,16 +154,18 @@ EvidenceRow evidence_fused_vs_host() {
           // (b) tensor-core kernel: its epilogue vs the host optimizer applied
           // to the kernel's own accumulator (the hardware's 16-token MMA sums
           // are not reproducible on the CPU), plus the accumulator's error.
-          HostCase ref = make_case(mma_shape, wt, st, seed), got = ref;
-          std::vector<float> g_dev;
-          run_fused_host(mma, p, mma_shape, got.dY.data(), got.X.data(), got.W.data(), wt,
-                         got.m.data(), got.v.data(), st, &g_dev);
-          host_apply_optimizer(p, g_dev.data(), mma_shape, ref.W.data(), wt, ref.m.data(),
-                               ref.v.data(), st);
-          compare(ref, got, mma.name());
-          const std::vector<float> g_host =
-              host_gradient_f32(ref.dY.data(), ref.X.data(), mma_shape);
-          worst_grad_rel = std::max(worst_grad_rel, rel_l2(g_dev, g_host));
+          for (const TileConfig& mma : tensor_core) {
+            HostCase ref = make_case(mma_shape, wt, st, seed), got = ref;
+            std::vector<float> g_dev;
+            run_fused_host(mma, p, mma_shape, got.dY.data(), got.X.data(), got.W.data(), wt,
+                           got.m.data(), got.v.data(), st, &g_dev);
+            host_apply_optimizer(p, g_dev.data(), mma_shape, ref.W.data(), wt, ref.m.data(),
+                                 ref.v.data(), st);
+            compare(ref, got, mma.name());
+            const std::vector<float> g_host =
+                host_gradient_f32(ref.dY.data(), ref.X.data(), mma_shape);
+            worst_grad_rel = std::max(worst_grad_rel, rel_l2(g_dev, g_host));
+          }
         }
   row.passed = mismatches == 0 && worst_grad_rel < 1e-5;
   row.summary = std::to_string(cases) + " cases, " + std::to_string(mismatches) +
@@ -154,8 +173,12 @@ EvidenceRow evidence_fused_vs_host() {
                 jnum(worst_grad_rel);
   row.json = "{\"cases\": " + std::to_string(cases) +
              ", \"mismatching_elements\": " + std::to_string(mismatches) +
-             ", \"simt_config\": " + jstr(simt.name()) + ", \"mma_config\": " +
-             jstr(mma.name()) +
+             ", \"simt_config\": " + jstr(simt.name()) + ", \"tensor_core_configs\": [" +
+             [&] {
+               std::string o;
+               for (const auto& c : tensor_core) o += (o.empty() ? "" : ", ") + jstr(c.name());
+               return o;
+             }() + "]" +
              ", \"simt_shapes_BT_N_H\": [[100,72,136],[512,128,256]], \"mma_shape_BT_N_H\": "
              "[512,128,256], \"seeds\": [11,12,13], \"optimizers\": [\"adamw\", "
              "\"sgd_momentum\"], \"W_dtypes\": [\"f32\",\"bf16\"], \"state_dtypes\": "
@@ -167,12 +190,14 @@ EvidenceRow evidence_fused_vs_host() {
 EvidenceRow evidence_tile_configs() {
   EvidenceRow row{2, "tile_configs_bitwise", "P1", false, "", ""};
   const Shape s{512, 256, 256};
+  std::vector<std::vector<TileConfig>> engines = {simt_configs(), mma_configs()};
+  if (wgmma_supported()) engines.push_back(wgmma_configs());
   std::size_t comparisons = 0, mismatches = 0;
   std::string failures;
   for (Optimizer opt : {Optimizer::adamw, Optimizer::sgd_momentum})
     for (DType wt : {DType::f32, DType::bf16})
       for (DType st : {DType::f32, DType::bf16})
-        for (const auto& configs : {simt_configs(), mma_configs()}) {
+        for (const auto& configs : engines) {
           const StepParams p = params(opt, 3);
           const HostCase base = make_case(s, wt, st, 21);
           HostCase first = base;
@@ -199,11 +224,12 @@ EvidenceRow evidence_tile_configs() {
           }
         }
   std::string names;
-  for (const auto& configs : {simt_configs(), mma_configs()})
+  for (const auto& configs : engines)
     for (const auto& c : configs) names += (names.empty() ? "" : ", ") + jstr(c.name());
   row.passed = mismatches == 0 && comparisons > 0;
   row.summary = std::to_string(comparisons) + " config pairs, " + std::to_string(mismatches) +
-                " mismatching elements (4 simt + 4 mma tile shapes)";
+                " mismatching elements (4 simt + 4 mma" +
+                (engines.size() > 2 ? std::string(" + 3 wgmma") : std::string()) + " tile shapes)";
   row.json = "{\"configs\": [" + names + "], \"shape_BT_N_H\": [512,256,256], \"comparisons\": " +
              std::to_string(comparisons) +
              ", \"mismatching_elements\": " + std::to_string(mismatches) +

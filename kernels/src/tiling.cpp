@@ -7,7 +7,7 @@
 namespace fusecert::kernels {
 
 std::string TileConfig::name() const {
-  return std::string(engine == Engine::simt ? "simt_" : "mma_") + std::to_string(bm) + "x" +
+  return std::string(engine == Engine::simt ? "simt_" : engine == Engine::mma ? "mma_" : "wgmma_") + std::to_string(bm) + "x" +
          std::to_string(bn) + "x" + std::to_string(bk);
 }
 
@@ -19,6 +19,11 @@ std::vector<TileConfig> simt_configs() {
 std::vector<TileConfig> mma_configs() {
   return {{Engine::mma, 128, 128, 32}, {Engine::mma, 128, 64, 32}, {Engine::mma, 64, 128, 32},
           {Engine::mma, 64, 64, 32}};
+}
+
+std::vector<TileConfig> wgmma_configs() {
+  return {{Engine::wgmma, 128, 128, 64}, {Engine::wgmma, 128, 64, 64},
+          {Engine::wgmma, 128, 256, 64}};
 }
 
 std::vector<Tile> partition(int N, int H, const TileConfig& cfg) {
@@ -34,10 +39,11 @@ std::vector<Tile> partition(int N, int H, const TileConfig& cfg) {
 
 std::string unsupported_reason(const TileConfig& cfg, const Shape& s) {
   if (s.BT <= 0 || s.N <= 0 || s.H <= 0) return "shape must be positive";
-  if (cfg.engine == Engine::mma) {
-    if (s.N % cfg.bm) return "mma engine needs N % " + std::to_string(cfg.bm) + " == 0";
-    if (s.H % cfg.bn) return "mma engine needs H % " + std::to_string(cfg.bn) + " == 0";
-    if (s.BT % 32) return "mma engine needs BT % 32 == 0";
+  if (cfg.engine != Engine::simt) {
+    const std::string e = cfg.engine == Engine::mma ? "mma" : "wgmma";
+    if (s.N % cfg.bm) return e + " engine needs N % " + std::to_string(cfg.bm) + " == 0";
+    if (s.H % cfg.bn) return e + " engine needs H % " + std::to_string(cfg.bn) + " == 0";
+    if (s.BT % cfg.bk) return e + " engine needs BT % " + std::to_string(cfg.bk) + " == 0";
   }
   return "";
 }

@@ -64,7 +64,7 @@ TEST(Optimizer, SgdMomentumByHand) {
 }
 
 TEST(Tiling, PartitionCoversEveryElementOnce) {
-  for (const auto& cfgs : {fk::simt_configs(), fk::mma_configs()})
+  for (const auto& cfgs : {fk::simt_configs(), fk::mma_configs(), fk::wgmma_configs()})
     for (const fk::TileConfig& cfg : cfgs)
       for (auto [N, H] : {std::pair{72, 136}, std::pair{256, 256}, std::pair{1, 1000}}) {
         std::vector<int> hits(static_cast<std::size_t>(N) * H, 0);
@@ -83,7 +83,7 @@ TEST(Tiling, PartitionCoversEveryElementOnce) {
 }
 
 TEST(Tiling, AtLeastThreeDistinctTileShapesPerEngine) {
-  for (const auto& cfgs : {fk::simt_configs(), fk::mma_configs()}) {
+  for (const auto& cfgs : {fk::simt_configs(), fk::mma_configs(), fk::wgmma_configs()}) {
     std::set<std::pair<int, int>> shapes;
     for (const auto& c : cfgs) shapes.insert({c.bm, c.bn});
     EXPECT_GE(shapes.size(), 3u);
@@ -91,7 +91,7 @@ TEST(Tiling, AtLeastThreeDistinctTileShapesPerEngine) {
 }
 
 TEST(Tiling, KOrderDependsOnEngineOnly) {
-  for (const auto& cfgs : {fk::simt_configs(), fk::mma_configs()}) {
+  for (const auto& cfgs : {fk::simt_configs(), fk::mma_configs(), fk::wgmma_configs()}) {
     const auto ref = fk::k_order(cfgs[0], 512);
     int next = 0;
     for (auto [b, e] : ref) {  // ascending, contiguous, complete
@@ -111,6 +111,8 @@ TEST(Tiling, UnsupportedShapes) {
   EXPECT_NE(fk::unsupported_reason(fk::mma_configs()[0], {100, 128, 128}), "");
   EXPECT_NE(fk::unsupported_reason(fk::mma_configs()[0], {128, 72, 128}), "");
   EXPECT_EQ(fk::unsupported_reason(fk::mma_configs()[0], {128, 256, 128}), "");
+  EXPECT_NE(fk::unsupported_reason(fk::wgmma_configs()[0], {96, 256, 128}), "");  // BT % 64
+  EXPECT_EQ(fk::unsupported_reason(fk::wgmma_configs()[2], {128, 128, 256}), "");
 }
 
 struct Case {
@@ -144,7 +146,7 @@ TEST(HostReference, TiledStepBitwiseEqualsOneShotForEveryConfig) {
                               ref.v.data(), st);
           ASSERT_GT(fk::count_bit_mismatches(init.m.data(), ref.m.data(), st, n), n / 2);
           ASSERT_GT(fk::count_bit_mismatches(init.W.data(), ref.W.data(), wt, n), n / 20);
-          for (const auto& cfgs : {fk::simt_configs(), fk::mma_configs()})
+          for (const auto& cfgs : {fk::simt_configs(), fk::mma_configs(), fk::wgmma_configs()})
             for (const auto& cfg : cfgs) {
               Case got = init;
               fk::host_fused_step_tiled(p, cfg, got.dY.data(), got.X.data(), s, got.W.data(), wt,

@@ -19,8 +19,12 @@ namespace fusecert::kernels {
 /// True when a CUDA device is usable; otherwise `why` says what is missing.
 bool cuda_device_available(std::string* why);
 
+/// True when the wgmma engine can run here (compute capability 9.0).
+bool wgmma_supported();
+
 /// One fused weight-gradient + optimizer step with tile configuration `cfg`
-/// (one of simt_configs() / mma_configs()). `grad_dump` (nullable, [N, H]
+/// (one of simt_configs() / mma_configs() / wgmma_configs(); wgmma needs
+/// wgmma_supported(), else cudaErrorNotSupported). `grad_dump` (nullable, [N, H]
 /// f32, tests only) receives the binary32 accumulator the epilogue used.
 /// Returns cudaErrorInvalidValue when `cfg` is unknown or cannot take `s`.
 cudaError_t launch_fused(const TileConfig& cfg, const StepParams& p, const Shape& s,

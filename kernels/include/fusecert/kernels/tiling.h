@@ -21,6 +21,8 @@ enum class Engine : int {
   mma = 1,   ///< tensor cores (mma.sync m16n8k16 bf16->f32): one MMA per 16-token
              ///< chunk, chunks 0, 1, ..., BT/16-1 in order; within a chunk the
              ///< hardware's own (fixed) summation
+  wgmma = 2, ///< Hopper warpgroup MMA (wgmma m64nNk16, sm_90a): one wgmma per
+             ///< 16-token chunk, chunks in order; tile BM = 128, BK = 64
 };
 
 /// One tile configuration: BM rows of W (N axis) x BN columns (H axis).
@@ -35,6 +37,7 @@ struct TileConfig {
 /// The tile configurations the CUDA kernels are instantiated for.
 std::vector<TileConfig> simt_configs();
 std::vector<TileConfig> mma_configs();
+std::vector<TileConfig> wgmma_configs();
 
 /// An output tile: rows [n0, n0+rows) x columns [h0, h0+cols) of W.
 struct Tile {
@@ -46,7 +49,8 @@ struct Tile {
 std::vector<Tile> partition(int N, int H, const TileConfig& cfg);
 
 /// Why `cfg` cannot run `s` on the GPU ("" when it can): the mma engine needs
-/// N % bm == 0, H % bn == 0 and BT % 32 == 0; simt takes any positive shape.
+/// N % bm == 0, H % bn == 0 and BT % 32 == 0 (wgmma: BT % 64 == 0); simt takes
+/// any positive shape.
 std::string unsupported_reason(const TileConfig& cfg, const Shape& s);
 
 /// The per-element K order as the list of token chunks [begin, end) summed in
