@@ -39,6 +39,16 @@ PYTHONUNBUFFERED=1 python3 bench/kernels/torch_baseline.py >"$OUT/torch_baseline
 echo "torch rc=$?"
 python3 -c "import json;[print(c['N'],c['H'],c['BT'],round(c['mm_plus_adamw_fused_us'],1)) for c in json.load(open('$OUT/torch_baseline.json'))['cases']]"
 fi
+if [ -n "${NCU:-}" ]; then
+  for skip in 0 12; do
+    echo "== ncu: 4096x4096x512 bf16 state, wgmma launch-skip $skip"
+    ncu --clock-control none -k regex:fused_wgmma --launch-skip $skip --launch-count 1 \
+      --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy \
+      --section WarpStateStats --section LaunchStats \
+      "$BIN/fusecert-kernels" bench --shapes 4096x4096x512 --reps 1 2>&1 | grep -vE "^ *$|^==PROF==" | head -150
+  done >"$OUT/ncu.txt" 2>&1
+  grep -E "Duration|Memory Throughput|DRAM Throughput|Compute \(SM\)|Achieved Occupancy|Registers|Block Limit|fused_wgmma" "$OUT/ncu.txt" | head -40
+fi
 {
   echo "== SASS instruction counts (fused_mma kernels): HMMA / HGMMA / LDSM / local"
   cuobjdump --dump-sass "$BIN/fusecert-kernels" | grep -cE "HMMA" 

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 
+#include "epilogue.cuh"
 #include "fusecert/kernels/cuda_api.h"
 
 namespace fusecert::kernels {
@@ -49,38 +50,9 @@ cudaError_t launch_fused(const TileConfig& cfg, const StepParams& p, const Shape
 
 namespace {
 
-constexpr int kVec = 8;  // elements per thread: 16 B of bf16
-
-__device__ __forceinline__ void load8(const void* p, DType t, std::size_t i, float (&x)[kVec]) {
-  if (t == DType::f32) {
-    const float4 a = *reinterpret_cast<const float4*>(static_cast<const float*>(p) + i);
-    const float4 b = *reinterpret_cast<const float4*>(static_cast<const float*>(p) + i + 4);
-    x[0] = a.x, x[1] = a.y, x[2] = a.z, x[3] = a.w, x[4] = b.x, x[5] = b.y, x[6] = b.z,
-    x[7] = b.w;
-  } else {
-    const uint4 a = *reinterpret_cast<const uint4*>(static_cast<const bf16*>(p) + i);
-    const unsigned w[4] = {a.x, a.y, a.z, a.w};
-#pragma unroll
-    for (int k = 0; k < 4; ++k) {
-      x[2 * k] = __uint_as_float(w[k] << 16);
-      x[2 * k + 1] = __uint_as_float(w[k] & 0xffff0000u);
-    }
-  }
-}
-__device__ __forceinline__ void store8(void* p, DType t, std::size_t i, const float (&x)[kVec]) {
-  if (t == DType::f32) {
-    *reinterpret_cast<float4*>(static_cast<float*>(p) + i) = make_float4(x[0], x[1], x[2], x[3]);
-    *reinterpret_cast<float4*>(static_cast<float*>(p) + i + 4) =
-        make_float4(x[4], x[5], x[6], x[7]);
-  } else {
-    unsigned w[4];
-#pragma unroll
-    for (int k = 0; k < 4; ++k)
-      w[k] = static_cast<unsigned>(float_to_bf16(x[2 * k]).bits) |
-             (static_cast<unsigned>(float_to_bf16(x[2 * k + 1]).bits) << 16);
-    *reinterpret_cast<uint4*>(static_cast<bf16*>(p) + i) = make_uint4(w[0], w[1], w[2], w[3]);
-  }
-}
+using detail::kVec;
+using detail::load8;
+using detail::store8;
 
 __global__ void optimizer_kernel(StepParams p, const void* g, DType gt, std::size_t n, void* W,
                                  DType wt, void* m, void* v, DType st) {

@@ -47,7 +47,7 @@ struct WCfg {
   static constexpr int kSmemBytes = STAGES * (kAStage + kBStage) + 1024;  // + alignment slack
 };
 
-template <int BN, int STAGES>
+template <int BN, int STAGES, bool kSmemEpilogue>
 __global__ void __launch_bounds__(256, BN <= 128 ? 2 : 1)  // 2 CTAs/SM: one's epilogue
     fused_wgmma_kernel(StepParams p, Shape s, const bf16* __restrict__ dY,
                        const bf16* __restrict__ X, void* W, DType wt, void* m, void* v, DType st,
@@ -124,6 +124,60 @@ __global__ void __launch_bounds__(256, BN <= 128 ? 2 : 1)  // 2 CTAs/SM: one's e
   // 16w + gid (regs 4j, 4j+1) and 16w + gid + 8 (regs 4j+2, 4j+3) of column
   // block j (8 columns), columns 8j + 2*tid4, +1.
   const int lane = tid & 31, warp = (tid >> 5) & 3, gid = lane >> 2, tid4 = lane & 3;
+  if constexpr (kSmemEpilogue) {
+    // Stage the fp32 tile in shared memory (reusing the pipeline buffers),
+    // then update W/m/v in row-contiguous 8-element chunks: 16-byte (bf16) or
+    // 32-byte (f32) coalesced accesses, two chunks' loads in flight per thread.
+    constexpr int kLd = BN + 4;  // floats per staged row
+    static_assert(kWBM * kLd * 4 <= STAGES * (C::kAStage + C::kBStage), "tile fits in smem");
+    float* tile = reinterpret_cast<float*>(smem);
+    __syncthreads();  // every warpgroup is done reading the pipeline stages
+#pragma unroll
+    for (int j = 0; j < BN / 8; ++j)
+#pragma unroll
+      for (int half = 0; half < 2; ++half) {
+        const int r = wg * 64 + warp * 16 + gid + half * 8, c = j * 8 + tid4 * 2;
+        *reinterpret_cast<float2*>(tile + r * kLd + c) =
+            make_float2(acc[4 * j + 2 * half], acc[4 * j + 2 * half + 1]);
+      }
+    __syncthreads();
+    constexpr int kChunks = kWBM * BN / 8, kPer = kChunks / 256;
+    static_assert(kPer % 2 == 0, "two chunks per batch");
+#pragma unroll 1
+    for (int b = 0; b < kPer; b += 2) {
+      float g[2][8], w[2][8], mm[2][8], vv[2][8];
+      std::size_t idx[2];
+#pragma unroll
+      for (int u = 0; u < 2; ++u) {
+        const int chunk = (b + u) * 256 + tid, r = chunk / (BN / 8), c = (chunk % (BN / 8)) * 8;
+        idx[u] = static_cast<std::size_t>(n0 + r) * s.H + h0 + c;
+        const float4 lo = *reinterpret_cast<const float4*>(tile + r * kLd + c);
+        const float4 hi = *reinterpret_cast<const float4*>(tile + r * kLd + c + 4);
+        g[u][0] = lo.x, g[u][1] = lo.y, g[u][2] = lo.z, g[u][3] = lo.w;
+        g[u][4] = hi.x, g[u][5] = hi.y, g[u][6] = hi.z, g[u][7] = hi.w;
+        detail::load8(W, wt, idx[u], w[u]);
+        detail::load8(m, st, idx[u], mm[u]);
+        if (p.opt == Optimizer::adamw) detail::load8(v, st, idx[u], vv[u]);
+      }
+#pragma unroll
+      for (int u = 0; u < 2; ++u) {
+        if (grad_dump)
+#pragma unroll
+          for (int k = 0; k < 8; ++k) grad_dump[idx[u] + k] = g[u][k];
+        if (p.opt == Optimizer::adamw) {
+#pragma unroll
+          for (int k = 0; k < 8; ++k) adamw_update(p, g[u][k], w[u][k], mm[u][k], vv[u][k]);
+          detail::store8(v, st, idx[u], vv[u]);
+        } else {
+#pragma unroll
+          for (int k = 0; k < 8; ++k) sgd_momentum_update(p, g[u][k], w[u][k], mm[u][k]);
+        }
+        detail::store8(m, st, idx[u], mm[u]);
+        detail::store8(W, wt, idx[u], w[u]);
+      }
+    }
+    return;
+  }
   constexpr int kJ = BN <= 128 ? 2 : 4;  // column blocks per batch (loads in flight)
 #pragma unroll
   for (int j0 = 0; j0 < BN / 8; j0 += kJ) {
@@ -148,11 +202,11 @@ __global__ void __launch_bounds__(256, BN <= 128 ? 2 : 1)  // 2 CTAs/SM: one's e
   }
 }
 
-template <int BN, int STAGES>
+template <int BN, int STAGES, bool kSmemEpilogue>
 cudaError_t launch_w(const StepParams& p, const Shape& s, const bf16* dY, const bf16* X, void* W,
                      DType wt, void* m, void* v, DType st, float* dump, cudaStream_t stream) {
   using C = WCfg<BN, STAGES>;
-  auto kernel = fused_wgmma_kernel<BN, STAGES>;
+  auto kernel = fused_wgmma_kernel<BN, STAGES, kSmemEpilogue>;
   static bool configured = false;
   if (!configured) {
     cudaError_t e =
@@ -184,9 +238,15 @@ cudaError_t launch_fused_wgmma(const TileConfig& cfg, const StepParams& p, const
   // Must match wgmma_configs() in src/tiling.cpp.
   if (!wgmma_supported()) return cudaErrorNotSupported;
   if (cfg.bm != kWBM || cfg.bk != kWBK) return cudaErrorInvalidValue;
-  if (cfg.bn == 128) return launch_w<128, 3>(p, s, dY, X, W, wt, m, v, st, dump, stream);
-  if (cfg.bn == 64) return launch_w<64, 4>(p, s, dY, X, W, wt, m, v, st, dump, stream);
-  if (cfg.bn == 256) return launch_w<256, 3>(p, s, dY, X, W, wt, m, v, st, dump, stream);
+  if (cfg.epilogue == 0) {
+    if (cfg.bn == 128) return launch_w<128, 3, false>(p, s, dY, X, W, wt, m, v, st, dump, stream);
+    if (cfg.bn == 64) return launch_w<64, 4, false>(p, s, dY, X, W, wt, m, v, st, dump, stream);
+    if (cfg.bn == 256) return launch_w<256, 3, false>(p, s, dY, X, W, wt, m, v, st, dump, stream);
+  } else {
+    if (cfg.bn == 128) return launch_w<128, 3, true>(p, s, dY, X, W, wt, m, v, st, dump, stream);
+    if (cfg.bn == 64) return launch_w<64, 4, true>(p, s, dY, X, W, wt, m, v, st, dump, stream);
+    if (cfg.bn == 256) return launch_w<256, 3, true>(p, s, dY, X, W, wt, m, v, st, dump, stream);
+  }
   return cudaErrorInvalidValue;
 }
 

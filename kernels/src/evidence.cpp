@@ -119,7 +119,8 @@ EvidenceRow evidence_fused_vs_host() {
   EvidenceRow row{1, "fused_vs_host_bitwise", "P1", false, "", ""};
   const TileConfig simt = simt_configs()[1];
   std::vector<TileConfig> tensor_core = {mma_configs()[0]};
-  if (wgmma_supported()) tensor_core.push_back(wgmma_configs()[0]);
+  if (wgmma_supported())
+    for (const auto& c : wgmma_configs()) tensor_core.push_back(c);
   const std::vector<Shape> simt_shapes = {{100, 72, 136}, {512, 128, 256}};
   const Shape mma_shape{512, 128, 256};
   std::size_t cases = 0, mismatches = 0;
@@ -229,7 +230,7 @@ EvidenceRow evidence_tile_configs() {
   row.passed = mismatches == 0 && comparisons > 0;
   row.summary = std::to_string(comparisons) + " config pairs, " + std::to_string(mismatches) +
                 " mismatching elements (4 simt + 4 mma" +
-                (engines.size() > 2 ? std::string(" + 3 wgmma") : std::string()) + " tile shapes)";
+                (engines.size() > 2 ? std::string(" + 6 wgmma (3 tile shapes x 2 epilogues)") : std::string()) + " tile shapes)";
   row.json = "{\"configs\": [" + names + "], \"shape_BT_N_H\": [512,256,256], \"comparisons\": " +
              std::to_string(comparisons) +
              ", \"mismatching_elements\": " + std::to_string(mismatches) +

@@ -8,7 +8,7 @@ namespace fusecert::kernels {
 
 std::string TileConfig::name() const {
   return std::string(engine == Engine::simt ? "simt_" : engine == Engine::mma ? "mma_" : "wgmma_") + std::to_string(bm) + "x" +
-         std::to_string(bn) + "x" + std::to_string(bk);
+         std::to_string(bn) + "x" + std::to_string(bk) + (epilogue ? "_smem" : "");
 }
 
 // Must match the instantiations in cuda/fused_wgrad.cu.
@@ -22,8 +22,9 @@ std::vector<TileConfig> mma_configs() {
 }
 
 std::vector<TileConfig> wgmma_configs() {
-  return {{Engine::wgmma, 128, 128, 64}, {Engine::wgmma, 128, 64, 64},
-          {Engine::wgmma, 128, 256, 64}};
+  return {{Engine::wgmma, 128, 128, 64, 0}, {Engine::wgmma, 128, 64, 64, 0},
+          {Engine::wgmma, 128, 256, 64, 0}, {Engine::wgmma, 128, 128, 64, 1},
+          {Engine::wgmma, 128, 64, 64, 1},  {Engine::wgmma, 128, 256, 64, 1}};
 }
 
 std::vector<Tile> partition(int N, int H, const TileConfig& cfg) {

@@ -31,6 +31,8 @@ struct TileConfig {
   int bm = 64;  ///< tile rows (N axis)
   int bn = 64;  ///< tile columns (H axis)
   int bk = 32;  ///< tokens staged per shared-memory step (does not change the order)
+  int epilogue = 0;  ///< wgmma only: 0 = update from the accumulator registers,
+                     ///< 1 = stage the tile in shared memory, coalesced 8-wide updates
   std::string name() const;
 };
 
