@@ -40,7 +40,7 @@ echo "torch rc=$?"
 python3 -c "import json;[print(c['N'],c['H'],c['BT'],round(c['mm_plus_adamw_fused_us'],1)) for c in json.load(open('$OUT/torch_baseline.json'))['cases']]"
 fi
 if [ -n "${NCU:-}" ]; then
-  for skip in 0 12; do
+  for skip in ${NCU_SKIPS:-24}; do
     echo "== ncu: 4096x4096x512 bf16 state, wgmma launch-skip $skip"
     ncu --clock-control none -k regex:fused_wgmma --launch-skip $skip --launch-count 1 \
       --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy \

@@ -32,7 +32,9 @@ struct TileConfig {
   int bn = 64;  ///< tile columns (H axis)
   int bk = 32;  ///< tokens staged per shared-memory step (does not change the order)
   int epilogue = 0;  ///< wgmma only: 0 = update from the accumulator registers,
-                     ///< 1 = stage the tile in shared memory, coalesced 8-wide updates
+                     ///< 1 = stage the tile in shared memory, coalesced 8-wide updates,
+                     ///< 2 = persistent, warp-specialized: epilogue warpgroups update
+                     ///<     tile i while the math warpgroups compute tile i+1
   std::string name() const;
 };
 
