@@ -16,7 +16,6 @@ namespace fusecert::kernels {
 namespace {
 
 constexpr int kBM = 128, kBK = 64, kPanel = kBK * 128;  // 8 KiB panel: 64 rows x 128 B
-constexpr int kStages = 4;                              // prefetch distance kStages - 2
 constexpr int kMathThreads = 256, kEpiThreads = 256;
 // Named barriers.
 constexpr int kBarMath = 1, kBarFull = 2, kBarEmpty = 3;
@@ -31,7 +30,7 @@ __device__ __forceinline__ void cp_async_wait() {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
 }
 
-template <int BN>
+template <int BN, int kStages>
 struct WsCfg {
   static constexpr int kAStage = (kBM / 64) * kPanel, kBStage = (BN / 64) * kPanel;
   static constexpr int kPipe = kStages * (kAStage + kBStage);
@@ -49,12 +48,14 @@ __device__ __forceinline__ void tile_coords(int t, int tiles_m, int tiles_n, int
   h0 = ((t % in_group) / gsize) * bn;
 }
 
-template <int BN>
+// kStages: shared-memory stages (prefetch distance kStages - 2); kEB: 8-element
+// chunks per epilogue batch (their W/m/v loads are in flight together).
+template <int BN, int kStages, int kEB>
 __global__ void __launch_bounds__(kMathThreads + kEpiThreads, 1)
     fused_wgmma_ws_kernel(StepParams p, Shape s, const bf16* __restrict__ dY,
                           const bf16* __restrict__ X, void* W, DType wt, void* m, void* v,
                           DType st, float* grad_dump) {
-  using C = WsCfg<BN>;
+  using C = WsCfg<BN, kStages>;
   extern __shared__ std::uint8_t smem_raw[];
   std::uint8_t* smem = reinterpret_cast<std::uint8_t*>(
       (reinterpret_cast<std::uintptr_t>(smem_raw) + 1023) & ~std::uintptr_t(1023));
@@ -144,39 +145,45 @@ __global__ void __launch_bounds__(kMathThreads + kEpiThreads, 1)
       tile_coords(t, tiles_m, tiles_n, BN, n0, h0);
       detail::named_bar_sync(kBarFull, kMathThreads + kEpiThreads);
       constexpr int kPer = kBM * BN / 8 / kEpiThreads;
-      static_assert(kPer % 2 == 0, "two chunks per batch");
 #pragma unroll 1
-      for (int b = 0; b < kPer; b += 2) {
-        float g[2][8], w[2][8], mm[2][8], vv[2][8];
-        std::size_t idx[2];
+      for (int b = 0; b < kPer; b += kEB) {
+        float w[kEB][8], mm[kEB][8], vv[kEB][8];
+        std::size_t idx[kEB];
+        int toff[kEB];
 #pragma unroll
-        for (int u = 0; u < 2; ++u) {
-          const int chunk = (b + u) * kEpiThreads + et, r = chunk / (BN / 8),
-                    c = (chunk % (BN / 8)) * 8;
-          idx[u] = static_cast<std::size_t>(n0 + r) * s.H + h0 + c;
-          const float4 lo = *reinterpret_cast<const float4*>(tilebuf + r * C::kLd + c);
-          const float4 hi = *reinterpret_cast<const float4*>(tilebuf + r * C::kLd + c + 4);
-          g[u][0] = lo.x, g[u][1] = lo.y, g[u][2] = lo.z, g[u][3] = lo.w;
-          g[u][4] = hi.x, g[u][5] = hi.y, g[u][6] = hi.z, g[u][7] = hi.w;
-          detail::load8(W, wt, idx[u], w[u]);
-          detail::load8(m, st, idx[u], mm[u]);
-          if (p.opt == Optimizer::adamw) detail::load8(v, st, idx[u], vv[u]);
+        for (int u = 0; u < kEB; ++u) {
+          if (b + u < kPer) {
+            const int chunk = (b + u) * kEpiThreads + et, r = chunk / (BN / 8),
+                      c = (chunk % (BN / 8)) * 8;
+            idx[u] = static_cast<std::size_t>(n0 + r) * s.H + h0 + c;
+            toff[u] = r * C::kLd + c;
+            detail::load8(W, wt, idx[u], w[u]);
+            detail::load8(m, st, idx[u], mm[u]);
+            if (p.opt == Optimizer::adamw) detail::load8(v, st, idx[u], vv[u]);
+          }
         }
 #pragma unroll
-        for (int u = 0; u < 2; ++u) {
-          if (grad_dump)
+        for (int u = 0; u < kEB; ++u) {
+          if (b + u < kPer) {
+            float g[8];  // read from the staged tile only now: fewer live registers
+            const float4 lo = *reinterpret_cast<const float4*>(tilebuf + toff[u]);
+            const float4 hi = *reinterpret_cast<const float4*>(tilebuf + toff[u] + 4);
+            g[0] = lo.x, g[1] = lo.y, g[2] = lo.z, g[3] = lo.w;
+            g[4] = hi.x, g[5] = hi.y, g[6] = hi.z, g[7] = hi.w;
+            if (grad_dump)
 #pragma unroll
-            for (int k = 0; k < 8; ++k) grad_dump[idx[u] + k] = g[u][k];
-          if (p.opt == Optimizer::adamw) {
+              for (int k = 0; k < 8; ++k) grad_dump[idx[u] + k] = g[k];
+            if (p.opt == Optimizer::adamw) {
 #pragma unroll
-            for (int k = 0; k < 8; ++k) adamw_update(p, g[u][k], w[u][k], mm[u][k], vv[u][k]);
-            detail::store8(v, st, idx[u], vv[u]);
-          } else {
+              for (int k = 0; k < 8; ++k) adamw_update(p, g[k], w[u][k], mm[u][k], vv[u][k]);
+              detail::store8(v, st, idx[u], vv[u]);
+            } else {
 #pragma unroll
-            for (int k = 0; k < 8; ++k) sgd_momentum_update(p, g[u][k], w[u][k], mm[u][k]);
+              for (int k = 0; k < 8; ++k) sgd_momentum_update(p, g[k], w[u][k], mm[u][k]);
+            }
+            detail::store8(m, st, idx[u], mm[u]);
+            detail::store8(W, wt, idx[u], w[u]);
           }
-          detail::store8(m, st, idx[u], mm[u]);
-          detail::store8(W, wt, idx[u], w[u]);
         }
       }
       // Buffer free again (skipped after the last tile: nobody waits for it).
@@ -186,11 +193,11 @@ __global__ void __launch_bounds__(kMathThreads + kEpiThreads, 1)
   }
 }
 
-template <int BN>
+template <int BN, int kStages, int kEB>
 cudaError_t launch_ws(const StepParams& p, const Shape& s, const bf16* dY, const bf16* X, void* W,
                       DType wt, void* m, void* v, DType st, float* dump, cudaStream_t stream) {
-  using C = WsCfg<BN>;
-  auto kernel = fused_wgmma_ws_kernel<BN>;
+  using C = WsCfg<BN, kStages>;
+  auto kernel = fused_wgmma_ws_kernel<BN, kStages, kEB>;
   static int sms = 0;
   if (sms == 0) {
     cudaError_t e =
@@ -213,8 +220,10 @@ cudaError_t launch_fused_wgmma_ws(const TileConfig& cfg, const StepParams& p, co
                                   const bf16* dY, const bf16* X, void* W, DType wt, void* m,
                                   void* v, DType st, float* dump, cudaStream_t stream) {
   if (cfg.bm != kBM || cfg.bk != kBK) return cudaErrorInvalidValue;
-  if (cfg.bn == 128) return launch_ws<128>(p, s, dY, X, W, wt, m, v, st, dump, stream);
-  if (cfg.bn == 64) return launch_ws<64>(p, s, dY, X, W, wt, m, v, st, dump, stream);
+  // 227 KiB of shared memory per CTA: 5 x 32 KiB stages + the 66 KiB tile
+  // (BN 128); 7 x 24 KiB + 34 KiB (BN 64).
+  if (cfg.bn == 128) return launch_ws<128, 5, 3>(p, s, dY, X, W, wt, m, v, st, dump, stream);
+  if (cfg.bn == 64) return launch_ws<64, 7, 4>(p, s, dY, X, W, wt, m, v, st, dump, stream);
   return cudaErrorInvalidValue;
 }
 
