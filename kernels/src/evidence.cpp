@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <sstream>
 
 #include "cuda_util.h"
 #include "fusecert/kernels/cuda_api.h"
@@ -98,12 +99,14 @@ std::string device_info_json() {
   if (std::FILE* f = std::fopen("/proc/driver/nvidia/version", "r")) {
     char buf[256] = {0};
     if (std::fgets(buf, sizeof buf, f)) {
-      const std::string l = buf;
-      const auto k = l.find("Kernel Module");
-      if (k != std::string::npos) {
-        std::size_t b = l.find_first_not_of(' ', k + 13), e = l.find(' ', b);
-        if (b != std::string::npos) driver_version = l.substr(b, e - b);
-      }
+      // "NVRM version: NVIDIA UNIX [Open ]Kernel Module for x86_64  580.159.04  ...":
+      // the first token that starts with a digit and holds a dot.
+      std::istringstream words{std::string(buf)};
+      for (std::string w; words >> w;)
+        if (!w.empty() && w[0] >= '0' && w[0] <= '9' && w.find('.') != std::string::npos) {
+          driver_version = w;
+          break;
+        }
     }
     std::fclose(f);
   }
