@@ -57,7 +57,8 @@ void guard_inplace_order(GuardContext& g) {
   }
   g.structural(id, claim, "violated", ev);
   auto& d = g.error("P7", id, late.front()->loc,
-                    late.front()->name + " reads W after the in-place update at " + cons->loc.str() +
+                    late.front()->name + " reads W after the in-place update at line " + std::to_string(cons->loc.line) + ":" +
+                        std::to_string(cons->loc.col) +
                         " wrote it: it sees the updated weights (write-after-read ordering violated)");
   d.notes.push_back({cons->loc, "in-place update of W here; legal if every read of W (the ΔX GEMM) is scheduled "
                                 "before it, or if the update writes a new buffer"});

@@ -56,7 +56,21 @@ bool is_kmajor_contraction(const Op& op) {
   for (int o : y.operands)
     if (o >= 0 && b.nodes[o].op == "arith.mulf") mul = true;
   if (!mul || op.maps.size() != 3 || op.maps[0].results.empty()) return false;
-  return reads_reduction(op.maps[0].results[0], op.iterators);
+  // K-major A: its first reduction (K) index comes before its last index that
+  // the output also carries (A = [K, M], or [S, K, M] when split).
+  std::vector<int64_t> out_dims;
+  for (auto& e : op.maps[2].results) e.dims(out_dims);
+  int first_k = -1, last_m = -1;
+  const auto& a = op.maps[0].results;
+  for (size_t r = 0; r < a.size(); ++r) {
+    std::vector<int64_t> ds;
+    a[r].dims(ds);
+    if (first_k < 0 && reads_reduction(a[r], op.iterators)) first_k = static_cast<int>(r);
+    for (auto d : ds)
+      if (std::find(out_dims.begin(), out_dims.end(), d) != out_dims.end() && op.iterators[d] == "parallel")
+        last_m = static_cast<int>(r);
+  }
+  return first_k >= 0 && last_m > first_k;
 }
 
 /// A generic that only sums its single input over reduction dims (split-K's

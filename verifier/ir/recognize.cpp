@@ -112,9 +112,11 @@ Recognition recognize(const Body& body, int grad_arg, int num_inputs,
     rec.detail = "the body uses " + body.unsupported.front() + ", which no reference optimizer update contains";
     return rec;
   }
+  // The body's constants are binary32 literals when every constant is f32:
+  // round the reference's constants the same way.
   bool f32 = true;
   for (auto& n : body.nodes)
-    if (n.kind == BodyNode::Kind::Arg && n.type != "f32") f32 = false;
+    if (n.kind == BodyNode::Kind::Const && n.type != "f32") f32 = false;
 
   std::vector<std::string> tried;
   for (const Ref& ref : refs()) {
