@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Lays the Tessera corpus out as a whole repository: every path of PATHS.txt
+# as an empty file, then the real documents copied over them, so repository
+# paths and links the documents cite resolve as they do in the full tree.
+#   bench/docaudit/lay_corpus.sh CORPUS_DIR DEST_DIR
+set -euo pipefail
+corpus=${1:?corpus dir (../shared/corpus/tessera)}
+dest=${2:?destination root}
+rm -rf "$dest"
+mkdir -p "$dest"
+( cd "$dest" && while IFS= read -r p; do
+    [ -n "$p" ] || continue
+    mkdir -p "$(dirname "$p")" && : > "$p"
+  done < "$corpus/PATHS.txt" )
+( cd "$corpus" && find . -type f ! -name PATHS.txt -print0 | while IFS= read -r -d '' f; do
+    install -D -m 644 "$f" "$dest/$f"
+  done )
+echo "laid $(wc -l < "$corpus/PATHS.txt") paths under $dest"

@@ -1,0 +1,81 @@
+#include "docaudit/render.h"
+
+#include <nlohmann/json.hpp>
+
+#include <map>
+
+namespace fusecert::docaudit {
+
+std::string render_text(const CheckResult& res) {
+  std::string out;
+  for (const auto& f : res.findings)
+    out += f.path + ":" + std::to_string(f.line) + ":" + std::to_string(f.col) + ": " + to_string(f.severity) + " [" +
+           f.rule + "] " + f.message + "\n";
+  out += "fusecert docs: " + std::to_string(res.files) + " file(s), " + std::to_string(res.errors()) + " error(s), " +
+         std::to_string(res.warnings()) + " warning(s)\n";
+  return out;
+}
+
+std::string render_json(const CheckResult& res, const std::string& version) {
+  nlohmann::ordered_json j;
+  j["tool"] = "fusecert docs";
+  j["version"] = version;
+  j["files"] = res.files;
+  j["bytes"] = res.bytes;
+  j["errors"] = res.errors();
+  j["warnings"] = res.warnings();
+  j["findings"] = nlohmann::ordered_json::array();
+  for (const auto& f : res.findings)
+    j["findings"].push_back({{"path", f.path},
+                             {"line", f.line},
+                             {"column", f.col},
+                             {"severity", to_string(f.severity)},
+                             {"rule", f.rule},
+                             {"message", f.message}});
+  return j.dump(2) + "\n";
+}
+
+std::string render_sarif(const CheckResult& res, const RuleSet& rules, const std::string& version) {
+  using json = nlohmann::ordered_json;
+  json driver;
+  driver["name"] = "fusecert-docs";
+  driver["semanticVersion"] = version;
+  driver["informationUri"] = "https://sarifweb.azurewebsites.net/";
+  driver["rules"] = json::array();
+  std::map<std::string, int> index;
+  for (const auto& [id, info] : rules.rules) {
+    index[id] = static_cast<int>(index.size());
+    driver["rules"].push_back(
+        {{"id", id},
+         {"shortDescription", {{"text", info.summary}}},
+         {"defaultConfiguration", {{"level", info.severity == Severity::Warning ? "warning"
+                                              : info.severity == Severity::Off   ? "none"
+                                                                                 : "error"}}}});
+  }
+  json results = json::array();
+  for (const auto& f : res.findings) {
+    json r;
+    r["ruleId"] = f.rule;
+    if (auto it = index.find(f.rule); it != index.end()) r["ruleIndex"] = it->second;
+    r["level"] = f.severity == Severity::Warning ? "warning" : "error";
+    r["message"] = {{"text", f.message}};
+    // Repository-relative paths are anchored at %SRCROOT%; others are file URIs.
+    const bool absolute = !f.path.empty() && f.path[0] == '/';
+    json artifact = {{"uri", absolute ? "file://" + f.path : f.path}};
+    if (!absolute) artifact["uriBaseId"] = "%SRCROOT%";
+    r["locations"] = json::array({{{"physicalLocation",
+                                    {{"artifactLocation", artifact},
+                                     {"region", {{"startLine", f.line}, {"startColumn", f.col}}}}}}});
+    results.push_back(r);
+  }
+  json run;
+  run["tool"] = {{"driver", driver}};
+  run["results"] = results;
+  json log;
+  log["$schema"] = "https://json.schemastore.org/sarif-2.1.0.json";
+  log["version"] = "2.1.0";
+  log["runs"] = json::array({run});
+  return log.dump(2) + "\n";
+}
+
+}  // namespace fusecert::docaudit

@@ -1,0 +1,23 @@
+// Renderers of a check result: compiler-style text, JSON, and SARIF 2.1.0
+// (accepted by GitHub code scanning). All read the same CheckResult.
+#pragma once
+#include <string>
+
+#include "docaudit/checker.h"
+#include "docaudit/ruleset.h"
+
+namespace fusecert::docaudit {
+
+/// One line per finding, `path:line:col: error|warning [rule-id] message`,
+/// then a summary line.
+std::string render_text(const CheckResult& res);
+
+/// {"tool", "version", "files", "bytes", "errors", "warnings", "findings": [...]}.
+std::string render_json(const CheckResult& res, const std::string& version);
+
+/// A SARIF 2.1.0 log: one run, the rule catalog as reportingDescriptors,
+/// results with ruleId/ruleIndex/level/message/physicalLocation (uri relative
+/// to %SRCROOT%, the repository root).
+std::string render_sarif(const CheckResult& res, const RuleSet& rules, const std::string& version);
+
+}  // namespace fusecert::docaudit

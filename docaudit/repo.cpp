@@ -1,0 +1,116 @@
+#include "docaudit/repo.h"
+
+#include <fnmatch.h>
+
+#include <algorithm>
+
+namespace fusecert::docaudit {
+namespace {
+
+std::vector<std::string> split(const std::string& s) {
+  std::vector<std::string> out;
+  std::size_t a = 0;
+  while (a <= s.size()) {
+    std::size_t b = s.find('/', a);
+    if (b == std::string::npos) b = s.size();
+    if (b > a) out.push_back(s.substr(a, b - a));
+    a = b + 1;
+  }
+  return out;
+}
+
+bool match_segments(const std::vector<std::string>& pat, std::size_t i, const std::vector<std::string>& path,
+                    std::size_t j) {
+  while (i < pat.size()) {
+    if (pat[i] == "**") {
+      for (std::size_t k = j; k <= path.size(); ++k)
+        if (match_segments(pat, i + 1, path, k)) return true;
+      return false;
+    }
+    if (j >= path.size() || fnmatch(pat[i].c_str(), path[j].c_str(), FNM_PERIOD) != 0) return false;
+    ++i;
+    ++j;
+  }
+  return j == path.size();
+}
+
+}  // namespace
+
+bool glob_match(const std::string& pattern, const std::string& path) {
+  return match_segments(split(pattern), 0, split(path), 0);
+}
+
+Repo::Repo(const fs::path& root, const RuleSet& rules) : rules_(rules) {
+  root_ = normal(root);
+  audit_root_ = (root_ / rules.audit_root).lexically_normal();
+  generated_root_ = (audit_root_ / rules.generated_dir).lexically_normal();
+  std::error_code ec;
+  for (fs::directory_iterator it(root_, fs::directory_options::skip_permission_denied, ec), end; !ec && it != end;
+       it.increment(ec)) {
+    std::error_code e2;
+    if (it->is_directory(e2)) top_dirs_.push_back(it->path().filename().string());
+  }
+  for (const auto& r : rules.path_roots) top_dirs_.push_back(r);
+  std::sort(top_dirs_.begin(), top_dirs_.end());
+}
+
+fs::path Repo::normal(const fs::path& p) {
+  std::error_code ec;
+  fs::path a = p.is_absolute() ? p : fs::absolute(p, ec);
+  if (ec) a = p;
+  a = a.lexically_normal();
+  // Drop a trailing separator so "dir/" and "dir" compare equal.
+  std::string s = a.generic_string();
+  while (s.size() > 1 && s.back() == '/') s.pop_back();
+  return fs::path(s);
+}
+
+bool Repo::is_under(const fs::path& abs, const fs::path& dir) {
+  auto a = abs.begin(), d = dir.begin();
+  for (; d != dir.end(); ++d, ++a) {
+    if (d->empty()) continue;
+    if (a == abs.end() || *a != *d) return false;
+  }
+  return true;
+}
+
+bool Repo::inside(const fs::path& abs) const { return is_under(abs, root_); }
+
+std::string Repo::display(const fs::path& abs) const {
+  if (!inside(abs)) return abs.generic_string();
+  fs::path rel = abs.lexically_relative(root_);
+  std::string s = rel.generic_string();
+  return s.empty() ? "." : s;
+}
+
+std::string Repo::audit_relative(const fs::path& abs) const {
+  if (!is_under(abs, audit_root_)) return "";
+  return abs.lexically_relative(audit_root_).generic_string();
+}
+
+bool Repo::excluded(const fs::path& abs) const {
+  const std::string rel = audit_relative(abs);
+  if (rel.empty()) return false;
+  for (const auto& g : rules_.excluded)
+    if (glob_match(g, rel)) return true;
+  for (const auto& d : rules_.generated_dashboards)
+    if (fs::path(d).lexically_normal().generic_string() == rel) return true;
+  return false;
+}
+
+bool Repo::authored(const fs::path& abs) const {
+  return is_under(abs, audit_root_) && abs != audit_root_ && !excluded(abs);
+}
+
+bool Repo::exists(const fs::path& abs) {
+  std::error_code ec;
+  fs::file_status st = fs::status(abs, ec);
+  if (ec) return false;
+  return fs::is_regular_file(st) || fs::is_directory(st);
+}
+
+bool Repo::is_path_root(const std::string& name) const {
+  return std::binary_search(top_dirs_.begin(), top_dirs_.end(), name);
+}
+
+}  // namespace fusecert::docaudit

@@ -1,0 +1,57 @@
+// The repository a run checks: its root, the audit root inside it, and how a
+// path is classified (authored, excluded, generated) and resolved. Paths are
+// compared lexically after normalization; nothing outside the root resolves.
+#pragma once
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "docaudit/ruleset.h"
+
+namespace fusecert::docaudit {
+
+namespace fs = std::filesystem;
+
+class Repo {
+ public:
+  /// `root` must exist; it is made absolute and normalized.
+  Repo(const fs::path& root, const RuleSet& rules);
+
+  const fs::path& root() const { return root_; }
+  const fs::path& audit_root() const { return audit_root_; }
+  const fs::path& generated_root() const { return generated_root_; }
+
+  /// Absolute, lexically normal form of `p` (relative paths are taken from the
+  /// current directory).
+  static fs::path normal(const fs::path& p);
+  /// True when `abs` is the root or lies below it (lexically).
+  bool inside(const fs::path& abs) const;
+  static bool is_under(const fs::path& abs, const fs::path& dir);
+  /// Repository-relative generic path when inside, else `abs` as given.
+  std::string display(const fs::path& abs) const;
+  /// Path relative to the audit root ("" when not under it).
+  std::string audit_relative(const fs::path& abs) const;
+  /// Under the audit root and matching an exclusion glob or a configured
+  /// generated dashboard.
+  bool excluded(const fs::path& abs) const;
+  /// Under the audit root and not excluded: an authored doc (the frontmatter,
+  /// routing and lifecycle rules apply).
+  bool authored(const fs::path& abs) const;
+  /// A regular file or folder exists at `abs` (symlinks followed; a loop or
+  /// any error counts as absent).
+  static bool exists(const fs::path& abs);
+  /// `name` is a top-level folder of the repository or a configured path root.
+  bool is_path_root(const std::string& name) const;
+
+ private:
+  fs::path root_, audit_root_, generated_root_;
+  const RuleSet& rules_;
+  std::vector<std::string> top_dirs_;  ///< sorted
+};
+
+/// Glob match in the style of .gitignore: `*` and `?` do not cross `/`,
+/// `**` matches any number of folders, and a leading `**/` also matches none.
+/// Uses POSIX fnmatch for each path segment.
+bool glob_match(const std::string& pattern, const std::string& path);
+
+}  // namespace fusecert::docaudit

@@ -1,0 +1,58 @@
+#include <cctype>
+
+#include "docaudit/rules/rules.h"
+#include "docaudit/text.h"
+
+namespace fusecert::docaudit {
+
+void Sink::report(const std::string& rule, Pos pos, const std::string& message) {
+  if (!rules_.enabled(rule)) return;
+  out_.push_back(Finding{path_, pos.line > 0 ? pos.line : 1, pos.col > 0 ? pos.col : 1, rules_.severity(rule), rule,
+                         message});
+}
+
+namespace {
+
+std::string percent_decode(const std::string& s) {
+  std::string out;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '%' && i + 2 < s.size() && std::isxdigit(static_cast<unsigned char>(s[i + 1])) &&
+        std::isxdigit(static_cast<unsigned char>(s[i + 2]))) {
+      out.push_back(static_cast<char>(std::stoi(s.substr(i + 1, 2), nullptr, 16)));
+      i += 2;
+    } else {
+      out.push_back(s[i]);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+LinkTarget split_link(const std::string& url, const RuleSet& rules) {
+  LinkTarget t;
+  const std::string lower = lower_ascii(url);
+  for (const auto& scheme : rules.external_schemes)
+    if (lower.rfind(lower_ascii(scheme), 0) == 0) {
+      t.external = true;
+      return t;
+    }
+  if (lower.rfind("//", 0) == 0) {  // protocol-relative URL
+    t.external = true;
+    return t;
+  }
+  std::string u = url;
+  if (auto q = u.find('?'); q != std::string::npos && q < u.find('#')) u.erase(q, u.find('#') - q);
+  const std::size_t hash = u.find('#');
+  t.file = percent_decode(u.substr(0, hash));
+  if (hash != std::string::npos) t.anchor = percent_decode(u.substr(hash + 1));
+  return t;
+}
+
+fs::path resolve_link(const Document& doc, const std::string& file, const Repo& repo) {
+  fs::path p(file);
+  if (!file.empty() && file[0] == '/') return Repo::normal(repo.root() / file.substr(1));
+  return Repo::normal(doc.abs.parent_path() / p);
+}
+
+}  // namespace fusecert::docaudit

@@ -1,0 +1,104 @@
+// The rule set: every role, state, phrase list, threshold, exclusion and
+// section name the rules use, loaded from rules/docaudit/default.yaml and
+// overridden by a repository's `.fusecert.yaml` (key `docs:`) or `--config`.
+// The default file is also the schema: an override key it does not define is
+// a ConfigError, never a silent default.
+#pragma once
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <regex>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "docaudit/finding.h"
+
+namespace fusecert::docaudit {
+
+/// Rule set missing, unreadable, ill-typed, or naming an unknown key
+/// (a usage/configuration error: exit 2). what() names the file and the key.
+struct ConfigError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+/// A verdict a proposition row can assert, in the prover's vocabulary.
+enum class AssertedVerdict { Holds, Refuted, Conditional };
+std::string to_string(AssertedVerdict v);
+
+/// A snapshot kept in the live tree past the age limit, with its reason.
+struct RetainedSnapshot {
+  std::string path;    ///< repository-relative
+  std::string reason;
+  std::string source;  ///< config file that declared it
+  int line = 0;        ///< 1-based line of the entry in `source`
+};
+
+/// Metadata of one rule id.
+struct RuleInfo {
+  std::string id, summary;
+  Severity severity = Severity::Error;
+};
+
+struct WordingRule {
+  std::string prefix;  ///< lower-case
+  AssertedVerdict verdict = AssertedVerdict::Holds;
+};
+
+struct RuleSet {
+  // tree
+  std::string audit_root, index_name, generated_dir;
+  std::vector<std::string> extensions, excluded, generated_dashboards;
+  std::uintmax_t max_file_bytes = 0;
+  // frontmatter
+  std::string date_key, role_key, plan_role, plan_state_key, historical_role, historical_key;
+  std::vector<std::string> roles, plan_states;
+  // routing
+  std::string index_role, global_order_authority;
+  std::vector<std::string> question_table_headings, catalog_headings;
+  // lifecycle
+  std::vector<std::string> closed_states;
+  std::string snapshot_role;
+  int snapshot_max_age_days = 0;
+  std::vector<RetainedSnapshot> retained;
+  // anchoring
+  std::vector<std::string> status_roles, path_roots, external_schemes;
+  // hygiene
+  std::vector<std::string> overclaim_phrases, measurement_terms, provenance_terms;
+  std::string disclaimer_marker, status_key;
+  std::vector<std::string> overclaim_allowed_statuses;
+  std::vector<std::string> non_claims_roles, non_claims_headings;
+  bool accept_bold_label = true;
+  // propositions
+  std::string id_pattern_text;
+  std::regex id_pattern;
+  std::vector<std::string> verdict_headers;
+  std::vector<WordingRule> wording;
+  // rule catalog, by id
+  std::map<std::string, RuleInfo> rules;
+  /// Files the set was read from, in order (default first).
+  std::vector<std::string> sources;
+
+  /// Severity of `rule`; throws std::logic_error for an id not in the catalog
+  /// (every id the engine emits is required in the catalog at load time).
+  Severity severity(const std::string& rule) const;
+  bool enabled(const std::string& rule) const { return severity(rule) != Severity::Off; }
+  /// The verdict `wording` asserts, or nullopt when no configured prefix matches.
+  std::optional<AssertedVerdict> asserted_verdict(const std::string& wording) const;
+};
+
+/// The rule ids the engine can emit (each must appear under `rules:`).
+const std::vector<std::string>& builtin_rule_ids();
+
+/// Folder of the default rule set: $FUSECERT_RULES_DIR/docaudit if set, else
+/// the source tree's rules/docaudit (compiled in).
+std::filesystem::path default_rules_dir();
+
+/// Loads `default_file` (the rule set itself), then merges each override file
+/// in order. An override file is a repository config (`.fusecert.yaml` format):
+/// a mapping whose `docs:` key holds overrides; its other top-level keys
+/// belong to other subcommands. Validates and converts. Throws ConfigError.
+RuleSet load_rule_set(const std::filesystem::path& default_file,
+                      const std::vector<std::filesystem::path>& overrides = {});
+
+}  // namespace fusecert::docaudit

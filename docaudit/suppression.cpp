@@ -1,0 +1,92 @@
+#include "docaudit/suppression.h"
+
+#include <algorithm>
+
+#include "docaudit/text.h"
+
+namespace fusecert::docaudit {
+namespace {
+
+constexpr std::string_view kNextLine = "docaudit-disable-next-line";
+constexpr std::string_view kFile = "docaudit-disable-file";
+
+}  // namespace
+
+std::vector<Suppression> read_suppressions(const std::vector<Comment>& comments, const RuleSet& rules,
+                                           const std::string& path, std::vector<Finding>& problems) {
+  std::vector<Suppression> out;
+  auto problem = [&](const std::string& rule, Pos p, const std::string& msg) {
+    if (rules.enabled(rule)) problems.push_back(Finding{path, p.line, p.col, rules.severity(rule), rule, msg});
+  };
+  for (const auto& c : comments) {
+    const std::string body = trim(c.body);
+    Suppression s;
+    std::string rest;
+    if (body.rfind(kNextLine, 0) == 0) {
+      s.scope = Suppression::Scope::NextLine;
+      rest = body.substr(kNextLine.size());
+    } else if (body.rfind(kFile, 0) == 0) {
+      s.scope = Suppression::Scope::File;
+      rest = body.substr(kFile.size());
+    } else {
+      continue;
+    }
+    s.pos = c.pos;
+    s.target_line = c.end_line + 1;
+    const std::size_t colon = rest.find(':');
+    const std::string ids = trim(rest.substr(0, colon));
+    s.reason = colon == std::string::npos ? "" : trim(rest.substr(colon + 1));
+    if (s.reason.empty()) {
+      problem("suppress.missing-reason", c.pos,
+              "suppression without a reason; write `<!-- docaudit-disable-next-line RULE: why -->`");
+      continue;
+    }
+    bool ok = true;
+    std::size_t a = 0;
+    while (a <= ids.size()) {
+      std::size_t b = ids.find_first_of(", ", a);
+      if (b == std::string::npos) b = ids.size();
+      std::string id = ids.substr(a, b - a);
+      if (!id.empty()) {
+        if (!rules.rules.count(id)) {
+          problem("suppress.unknown-rule", c.pos, "suppression names unknown rule `" + id + "`");
+          ok = false;
+        } else {
+          s.rules.push_back(id);
+        }
+      }
+      a = b + 1;
+    }
+    if (s.rules.empty()) {
+      if (ok) problem("suppress.unknown-rule", c.pos, "suppression names no rule id");
+      continue;
+    }
+    if (ok) out.push_back(std::move(s));
+  }
+  return out;
+}
+
+void apply_suppressions(std::vector<Suppression>& sups, std::vector<Finding>& findings, const RuleSet& rules,
+                        const std::string& path) {
+  auto covered = [&](const Finding& f) {
+    if (f.rule.rfind("suppress.", 0) == 0) return false;
+    bool hit = false;
+    for (auto& s : sups) {
+      if (std::find(s.rules.begin(), s.rules.end(), f.rule) == s.rules.end()) continue;
+      if (s.scope == Suppression::Scope::File || f.line == s.target_line) {
+        s.used = true;
+        hit = true;
+      }
+    }
+    return hit;
+  };
+  findings.erase(std::remove_if(findings.begin(), findings.end(), covered), findings.end());
+  if (!rules.enabled("suppress.unused")) return;
+  for (const auto& s : sups)
+    if (!s.used)
+      findings.push_back(Finding{path, s.pos.line, s.pos.col, rules.severity("suppress.unused"), "suppress.unused",
+                                 "suppression of " + s.rules.front() + (s.rules.size() > 1 ? ", ..." : "") +
+                                     " covers no finding; remove it"});
+}
+
+}  // namespace fusecert::docaudit

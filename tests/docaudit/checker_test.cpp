@@ -1,0 +1,206 @@
+// The checker over the project's fixtures (fixtures/docs/<rule-id>/{pass,fail}),
+// with a stand-in verdict oracle so the rule engine is tested apart from the
+// prover; the CLI tests run the real prover.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+
+#include "docaudit/checker.h"
+#include "docaudit/ruleset.h"
+
+using namespace fusecert::docaudit;
+namespace fs = std::filesystem;
+
+namespace {
+
+/// Answers from a fixed table: what the prover establishes for P1, P2, P2c.
+class TableOracle : public VerdictOracle {
+ public:
+  std::map<std::string, OracleAnswer> establish(const std::set<std::string>& ids) override {
+    static const std::map<std::string, ProvedVerdict> known = {
+        {"P1", ProvedVerdict::Holds}, {"P2", ProvedVerdict::Refuted}, {"P2c", ProvedVerdict::Holds}};
+    std::map<std::string, OracleAnswer> out;
+    for (const auto& id : ids) {
+      OracleAnswer a;
+      if (auto it = known.find(id); it != known.end()) {
+        a.known = true;
+        a.verdict = it->second;
+      }
+      out[id] = a;
+    }
+    ++calls;
+    return out;
+  }
+  int calls = 0;
+};
+
+std::chrono::sys_days today() { return std::chrono::sys_days(std::chrono::year{2026} / 9 / 1); }
+
+CheckResult check(const fs::path& root, unsigned jobs, VerdictOracle* oracle) {
+  std::vector<fs::path> overrides;
+  if (fs::exists(root / ".fusecert.yaml")) overrides.push_back(root / ".fusecert.yaml");
+  RuleSet rules = load_rule_set(DOCAUDIT_RULES_FILE, overrides);
+  CheckOptions opt;
+  opt.repo_root = root;
+  opt.paths = {root};
+  opt.today = today();
+  opt.jobs = jobs;
+  opt.oracle = oracle;
+  return run_check(rules, opt);
+}
+
+std::vector<std::string> fixture_rules() {
+  std::vector<std::string> out;
+  for (const auto& e : fs::directory_iterator(DOCAUDIT_FIXTURES))
+    if (e.is_directory() && fs::exists(e.path() / "pass") && fs::exists(e.path() / "fail"))
+      out.push_back(e.path().filename().string());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+}  // namespace
+
+class RuleFixture : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(RuleFixture, PassingFixtureIsClean) {
+  TableOracle oracle;
+  CheckResult res = check(fs::path(DOCAUDIT_FIXTURES) / GetParam() / "pass", 2, &oracle);
+  for (const auto& f : res.findings) ADD_FAILURE() << f.path << ":" << f.line << ": [" << f.rule << "] " << f.message;
+  EXPECT_GT(res.files, 0u);
+}
+
+TEST_P(RuleFixture, FailingFixtureTriggersTheRule) {
+  TableOracle oracle;
+  CheckResult res = check(fs::path(DOCAUDIT_FIXTURES) / GetParam() / "fail", 2, &oracle);
+  bool hit = false;
+  for (const auto& f : res.findings) hit = hit || f.rule == GetParam();
+  EXPECT_TRUE(hit) << "no " << GetParam() << " finding";
+}
+
+INSTANTIATE_TEST_SUITE_P(Fixtures, RuleFixture, ::testing::ValuesIn(fixture_rules()),
+                         [](const auto& info) {
+                           std::string n = info.param;
+                           for (char& c : n)
+                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+                           return n;
+                         });
+
+TEST(Checker, EveryRuleIdHasFixtures) {
+  const auto have = fixture_rules();
+  for (const auto& id : builtin_rule_ids())
+    EXPECT_TRUE(std::find(have.begin(), have.end(), id) != have.end()) << "no fixtures/docs/" << id;
+}
+
+TEST(Checker, OutputIsDeterministicAcrossThreadCounts) {
+  TableOracle oracle;
+  std::vector<Finding> all1, all8;
+  for (const auto& id : fixture_rules()) {
+    auto a = check(fs::path(DOCAUDIT_FIXTURES) / id / "fail", 1, &oracle).findings;
+    auto b = check(fs::path(DOCAUDIT_FIXTURES) / id / "fail", 8, &oracle).findings;
+    EXPECT_EQ(a, b) << id;
+  }
+}
+
+TEST(Checker, ProverIsAskedOnceForAllIds) {
+  TableOracle oracle;
+  check(fs::path(DOCAUDIT_FIXTURES) / "claim.proposition-verdict" / "pass", 4, &oracle);
+  EXPECT_EQ(oracle.calls, 1);
+}
+
+TEST(Checker, VerdictTableWithoutAProverIsAUsageError) {
+  EXPECT_THROW(check(fs::path(DOCAUDIT_FIXTURES) / "claim.proposition-verdict" / "pass", 1, nullptr), UsageError);
+}
+
+TEST(Checker, MissingPathIsAUsageError) {
+  RuleSet rules = load_rule_set(DOCAUDIT_RULES_FILE);
+  CheckOptions opt;
+  opt.repo_root = DOCAUDIT_FIXTURES;
+  opt.paths = {fs::path(DOCAUDIT_FIXTURES) / "no-such-file.md"};
+  opt.today = today();
+  EXPECT_THROW(run_check(rules, opt), UsageError);
+}
+
+class BadInputs : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir = fs::temp_directory_path() / ("docaudit_bad_" + std::to_string(::getpid()));
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+  }
+  void TearDown() override { fs::remove_all(dir); }
+  std::vector<Finding> run() {
+    RuleSet rules = load_rule_set(DOCAUDIT_RULES_FILE);
+    CheckOptions opt;
+    opt.repo_root = dir;
+    opt.paths = {dir};
+    opt.today = today();
+    return run_check(rules, opt).findings;
+  }
+  fs::path dir;
+};
+
+TEST_F(BadInputs, SymlinkLoopIsAFinding) {
+  fs::create_symlink("loop.md", dir / "loop.md");
+  fs::create_symlink("b.md", dir / "a.md");
+  fs::create_symlink("a.md", dir / "b.md");
+  fs::create_directories(dir / "sub");
+  fs::create_directory_symlink("..", dir / "sub" / "up");  // a folder loop is not followed
+  auto f = run();
+  ASSERT_EQ(f.size(), 3u);
+  for (const auto& x : f) EXPECT_EQ(x.rule, "input.unreadable") << x.message;
+}
+
+TEST_F(BadInputs, FiftyMegabyteFileIsReportedNotParsed) {
+  {
+    std::ofstream out(dir / "huge.md", std::ios::binary);
+    std::string line(1023, 'x');
+    line += '\n';
+    for (int i = 0; i < 50 * 1024; ++i) out << line;
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  auto f = run();
+  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count();
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].rule, "input.too-large");
+  EXPECT_LT(ms, 5000);
+}
+
+TEST_F(BadInputs, LargeFileUnderALargerLimitParsesWithoutHanging) {
+  {
+    std::ofstream out(dir / "big.md", std::ios::binary);
+    // 200,000 short paragraphs (11 MB): linear-time parsing is what is tested.
+    for (int i = 0; i < 200000; ++i) out << "A line of **prose** with `code` and [a link](#x) — " << i << "\n\n";
+  }
+  fs::path cfg = dir / "cfg.yaml";
+  std::ofstream(cfg) << "docs:\n  tree:\n    max_file_bytes: 67108864\n";
+  RuleSet rules = load_rule_set(DOCAUDIT_RULES_FILE, {cfg});
+  CheckOptions opt;
+  opt.repo_root = dir;
+  opt.paths = {dir / "big.md"};
+  opt.today = today();
+  const auto t0 = std::chrono::steady_clock::now();
+  auto res = run_check(rules, opt);
+  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_EQ(res.files, 1u);
+  EXPECT_FALSE(res.findings.empty());  // the #x anchors do not resolve
+  EXPECT_EQ(res.findings.front().rule, "anchor.broken-anchor");
+  EXPECT_LT(ms, 30000);
+}
+
+TEST_F(BadInputs, EmptyBinaryInvalidUtf8AndBrokenYamlAreFindings) {
+  std::ofstream(dir / "empty.md");
+  std::ofstream(dir / "binary.md", std::ios::binary) << std::string("\x7f" "ELF\x02\x01\x01\0\0\0", 10);
+  std::ofstream(dir / "latin1.md", std::ios::binary) << "ok\nCaf\xe9\n";
+  fs::create_directories(dir / "docs" / "audit");
+  std::ofstream(dir / "docs" / "audit" / "README.md") << "---\naudit_role: [index\n---\n# x\n";
+  std::ofstream(dir / "docs" / "audit" / "LIST.md") << "---\n- a\n---\n# x\n";
+  auto f = run();
+  std::vector<std::string> rules;
+  for (const auto& x : f) rules.push_back(x.path + " " + x.rule);
+  EXPECT_EQ(rules, (std::vector<std::string>{"binary.md input.binary", "docs/audit/LIST.md routing.unrouted",
+                                             "docs/audit/LIST.md frontmatter.yaml",
+                                             "docs/audit/README.md frontmatter.yaml", "empty.md input.empty",
+                                             "latin1.md input.utf8"}));
+}

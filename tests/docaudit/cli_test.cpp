@@ -1,0 +1,149 @@
+// CLI tests of the built `fusecert docs`: every fixtures/docs/<rule-id>/pass
+// is clean (exit 0), every .../fail prints exactly its expected.txt (exit 1);
+// formats, exit status 2 for usage and configuration errors, bad inputs.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Run {
+  int rc = -1;
+  std::string out;
+};
+
+/// Runs `fusecert docs ARGS` (stderr to a file), returning exit status and stdout.
+Run docs(const std::string& args, std::string* err = nullptr) {
+  const fs::path errfile = fs::temp_directory_path() / ("docaudit_cli_err_" + std::to_string(::getpid()));
+  const std::string cmd = std::string(FUSECERT_BIN) + " docs " + args + " 2>" + errfile.string();
+  Run r;
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return r;
+  char buf[65536];
+  std::size_t n;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
+  const int st = pclose(p);
+  r.rc = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  if (err) {
+    std::ifstream in(errfile);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    *err = ss.str();
+  }
+  fs::remove(errfile);
+  return r;
+}
+
+std::string fixture_args(const fs::path& root, const std::string& extra = "") {
+  return "--repo-root " + root.string() + " --today 2026-09-01 " + extra + " " + root.string();
+}
+
+std::vector<std::string> fixture_rules() {
+  std::vector<std::string> out;
+  for (const auto& e : fs::directory_iterator(DOCAUDIT_FIXTURES))
+    if (e.is_directory() && fs::exists(e.path() / "pass") && fs::exists(e.path() / "fail"))
+      out.push_back(e.path().filename().string());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::string read(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+}  // namespace
+
+class CliFixture : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(CliFixture, PassIsCleanWithExitZero) {
+  const fs::path root = fs::path(DOCAUDIT_FIXTURES) / GetParam() / "pass";
+  Run r = docs(fixture_args(root));
+  EXPECT_EQ(r.rc, 0) << r.out;
+  EXPECT_NE(r.out.find(" 0 error(s), 0 warning(s)"), std::string::npos) << r.out;
+}
+
+TEST_P(CliFixture, FailPrintsExactlyTheExpectedFindingsWithExitOne) {
+  const fs::path root = fs::path(DOCAUDIT_FIXTURES) / GetParam() / "fail";
+  Run r = docs(fixture_args(root));
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_EQ(r.out, read(root / "expected.txt"));
+  EXPECT_NE(r.out.find("[" + GetParam() + "]"), std::string::npos);
+}
+
+INSTANTIATE_TEST_SUITE_P(Fixtures, CliFixture, ::testing::ValuesIn(fixture_rules()), [](const auto& info) {
+  std::string n = info.param;
+  for (char& c : n)
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  return n;
+});
+
+TEST(Cli, JsonAndSarifFormats) {
+  const fs::path root = fs::path(DOCAUDIT_FIXTURES) / "anchor.broken-link" / "fail";
+  Run j = docs(fixture_args(root, "--format json"));
+  EXPECT_EQ(j.rc, 1);
+  auto parsed = nlohmann::json::parse(j.out);
+  ASSERT_EQ(parsed["findings"].size(), 1u);
+  EXPECT_EQ(parsed["findings"][0]["rule"], "anchor.broken-link");
+  Run s = docs(fixture_args(root, "--format sarif"));
+  EXPECT_EQ(s.rc, 1);
+  auto sarif = nlohmann::json::parse(s.out);
+  EXPECT_EQ(sarif["version"], "2.1.0");
+  EXPECT_EQ(sarif["runs"][0]["results"][0]["ruleId"], "anchor.broken-link");
+}
+
+TEST(Cli, UsageAndConfigurationErrorsExitTwo) {
+  const fs::path root = fs::path(DOCAUDIT_FIXTURES) / "anchor.broken-link" / "pass";
+  std::string err;
+  EXPECT_EQ(docs(fixture_args(root, "--format xml"), &err).rc, 2);
+  EXPECT_EQ(docs("--repo-root " + root.string() + " --today 2026-02-30 " + root.string(), &err).rc, 2);
+  EXPECT_NE(err.find("--today"), std::string::npos);
+  EXPECT_EQ(docs(fixture_args(root, root.string() + "/no-such.md"), &err).rc, 2);
+  EXPECT_NE(err.find("no such file"), std::string::npos);
+  const fs::path bad = fs::temp_directory_path() / ("docaudit_badcfg_" + std::to_string(::getpid()) + ".yaml");
+  std::ofstream(bad) << "docs:\n  hygiene:\n    overclaim_phrase: [x]\n";
+  EXPECT_EQ(docs(fixture_args(root, "--config " + bad.string()), &err).rc, 2);
+  EXPECT_NE(err.find("unknown key `docs.hygiene.overclaim_phrase`"), std::string::npos) << err;
+  std::ofstream(bad) << "docs: [not, a, mapping]\n";
+  EXPECT_EQ(docs(fixture_args(root, "--config " + bad.string()), &err).rc, 2);
+  fs::remove(bad);
+}
+
+TEST(Cli, BadInputsAreFindingsNotCrashes) {
+  const fs::path dir = fs::temp_directory_path() / ("docaudit_cli_bad_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  fs::create_symlink("loop.md", dir / "loop.md");
+  {
+    std::ofstream out(dir / "huge.md", std::ios::binary);
+    const std::string line = std::string(1023, 'y') + "\n";
+    for (int i = 0; i < 50 * 1024; ++i) out << line;
+  }
+  std::ofstream(dir / "empty.md");
+  Run r = docs("--repo-root " + dir.string() + " " + dir.string());
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_NE(r.out.find("empty.md:1:1: error [input.empty]"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("huge.md:1:1: error [input.too-large]"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("loop.md:1:1: error [input.unreadable]"), std::string::npos) << r.out;
+  fs::remove_all(dir);
+}
+
+TEST(Cli, ParallelOutputIsDeterministic) {
+  // Every fixture at once, as one tree, with 1 and 4 workers.
+  const fs::path root = fs::path(DOCAUDIT_FIXTURES);
+  Run a = docs(fixture_args(root, "-j 1 --format json"));
+  Run b = docs(fixture_args(root, "-j 4 --format json"));
+  EXPECT_EQ(a.rc, 1);
+  EXPECT_EQ(a.out, b.out);
+  EXPECT_GT(nlohmann::json::parse(a.out)["findings"].size(), 30u);
+}

@@ -1,0 +1,97 @@
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "docaudit/ruleset.h"
+
+using namespace fusecert::docaudit;
+namespace fs = std::filesystem;
+
+namespace {
+
+fs::path write_temp(const std::string& name, const std::string& text) {
+  fs::path dir = fs::temp_directory_path() / ("docaudit_ruleset_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  fs::path p = dir / name;
+  std::ofstream(p) << text;
+  return p;
+}
+
+std::string load_error(const std::string& config) {
+  try {
+    load_rule_set(DOCAUDIT_RULES_FILE, {write_temp("c.yaml", config)});
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST(RuleSet, DefaultLoadsWithEveryRuleId) {
+  RuleSet rs = load_rule_set(DOCAUDIT_RULES_FILE);
+  for (const auto& id : builtin_rule_ids()) EXPECT_NO_THROW(rs.severity(id)) << id;
+  EXPECT_EQ(rs.audit_root, "docs/audit");
+  EXPECT_EQ(rs.snapshot_max_age_days, 45);
+  EXPECT_EQ(rs.global_order_authority, "INTEGRATED_COMPILER_PLAN.md");
+  EXPECT_EQ(rs.severity("claim.overclaim"), Severity::Warning);
+}
+
+TEST(RuleSet, OverridesMergeKeyByKey) {
+  RuleSet rs = load_rule_set(DOCAUDIT_RULES_FILE,
+                             {write_temp("ok.yaml",
+                                         "docs:\n  lifecycle:\n    snapshot_max_age_days: 30\n"
+                                         "  rules:\n    claim.overclaim: {severity: error, summary: s}\n"
+                                         "  hygiene:\n    overclaim_phrases: [magic]\n"
+                                         "prove: {anything: owned by another subcommand}\n")});
+  EXPECT_EQ(rs.snapshot_max_age_days, 30);
+  EXPECT_EQ(rs.severity("claim.overclaim"), Severity::Error);
+  ASSERT_EQ(rs.overclaim_phrases.size(), 1u);
+  EXPECT_EQ(rs.overclaim_phrases[0], "magic");
+  EXPECT_EQ(rs.closed_states.size(), 1u);  // untouched keys keep their defaults
+}
+
+TEST(RuleSet, UnknownKeysAndBadTypesFailClosed) {
+  EXPECT_NE(load_error("docs:\n  lifecycle:\n    snapshot_max_age: 30\n").find("unknown key `docs.lifecycle.snapshot_max_age`"),
+            std::string::npos);
+  EXPECT_NE(load_error("docs:\n  lifecycle:\n    snapshot_max_age_days: soon\n").find("integer"), std::string::npos);
+  EXPECT_NE(load_error("docs:\n  hygiene:\n    overclaim_phrases: magic\n").find("must be a list"), std::string::npos);
+  EXPECT_NE(load_error("docs:\n  rules:\n    claim.overclaim: {severity: loud, summary: s}\n").find("severity"),
+            std::string::npos);
+  EXPECT_NE(load_error("docs:\n  rules:\n    claim.made-up: {severity: error, summary: s}\n").find("unknown key"),
+            std::string::npos);
+  EXPECT_NE(load_error("docs: [1, 2]\n").find("must be a mapping"), std::string::npos);
+  EXPECT_NE(load_error("- not\n- a mapping\n").find("must be a mapping"), std::string::npos);
+  EXPECT_NE(load_error("docs:\n  tree: {audit_root: [unclosed\n").find("invalid YAML"), std::string::npos);
+  EXPECT_NE(load_error("docs:\n  propositions:\n    id_pattern: \"P[0-9\"\n").find("regular expression"),
+            std::string::npos);
+}
+
+TEST(RuleSet, RetainedSnapshotsNeedAReason) {
+  EXPECT_NE(load_error("docs:\n  lifecycle:\n    retained:\n      - path: docs/audit/S.md\n").find("needs a non-empty `reason`"),
+            std::string::npos);
+  RuleSet rs = load_rule_set(DOCAUDIT_RULES_FILE,
+                             {write_temp("r.yaml", "docs:\n  lifecycle:\n    retained:\n"
+                                                   "      - path: docs/audit/S.md\n        reason: baseline\n")});
+  ASSERT_EQ(rs.retained.size(), 1u);
+  EXPECT_EQ(rs.retained[0].line, 4);
+  EXPECT_EQ(rs.retained[0].reason, "baseline");
+}
+
+TEST(RuleSet, MissingFileIsAConfigError) {
+  EXPECT_THROW(load_rule_set("/nonexistent/default.yaml"), ConfigError);
+  EXPECT_THROW(load_rule_set(DOCAUDIT_RULES_FILE, {"/nonexistent/.fusecert.yaml"}), ConfigError);
+}
+
+TEST(RuleSet, VerdictWordingIsData) {
+  RuleSet rs = load_rule_set(DOCAUDIT_RULES_FILE);
+  EXPECT_EQ(rs.asserted_verdict("**Holds**"), AssertedVerdict::Holds);
+  EXPECT_EQ(rs.asserted_verdict("**False, provably**"), AssertedVerdict::Refuted);
+  EXPECT_EQ(rs.asserted_verdict("No"), AssertedVerdict::Refuted);
+  EXPECT_EQ(rs.asserted_verdict("Affine `A` only"), AssertedVerdict::Conditional);
+  EXPECT_EQ(rs.asserted_verdict("Conditional on state dtype"), AssertedVerdict::Conditional);
+  EXPECT_EQ(rs.asserted_verdict("False for conditionally-routed (MoE) weights"), AssertedVerdict::Refuted);
+  EXPECT_FALSE(rs.asserted_verdict("Nothing to say"));
+  EXPECT_FALSE(rs.asserted_verdict("Probably"));
+}

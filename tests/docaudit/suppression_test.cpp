@@ -1,0 +1,64 @@
+#include <gtest/gtest.h>
+
+#include "docaudit/outline.h"
+#include "docaudit/suppression.h"
+
+using namespace fusecert::docaudit;
+
+namespace {
+const RuleSet& rules() {
+  static RuleSet rs = load_rule_set(DOCAUDIT_RULES_FILE);
+  return rs;
+}
+Finding finding(int line, const std::string& rule) { return Finding{"d.md", line, 1, Severity::Warning, rule, "m"}; }
+}  // namespace
+
+TEST(Suppression, NextLineWithReasonSuppressesOnlyThatLineAndRule) {
+  Outline o = parse_outline("<!-- docaudit-disable-next-line claim.overclaim: quoting -->\nline two\n\nline four\n", 1);
+  std::vector<Finding> problems;
+  auto sups = read_suppressions(o.comments, rules(), "d.md", problems);
+  EXPECT_TRUE(problems.empty());
+  ASSERT_EQ(sups.size(), 1u);
+  EXPECT_EQ(sups[0].target_line, 2);
+  std::vector<Finding> f = {finding(2, "claim.overclaim"), finding(4, "claim.overclaim"), finding(2, "anchor.broken-link")};
+  apply_suppressions(sups, f, rules(), "d.md");
+  ASSERT_EQ(f.size(), 2u);
+  EXPECT_EQ(f[0].line, 4);
+  EXPECT_EQ(f[1].rule, "anchor.broken-link");
+}
+
+TEST(Suppression, FileScopeAndSeveralIds) {
+  Outline o = parse_outline("text\n\n<!-- docaudit-disable-file anchor.broken-path, anchor.broken-link: partial tree -->\n", 1);
+  std::vector<Finding> problems;
+  auto sups = read_suppressions(o.comments, rules(), "d.md", problems);
+  ASSERT_EQ(sups.size(), 1u);
+  std::vector<Finding> f = {finding(1, "anchor.broken-path"), finding(9, "anchor.broken-link")};
+  apply_suppressions(sups, f, rules(), "d.md");
+  EXPECT_TRUE(f.empty());
+}
+
+TEST(Suppression, MissingReasonUnknownRuleAndUnused) {
+  Outline o = parse_outline(
+      "<!-- docaudit-disable-next-line claim.overclaim -->\nx\n\n"
+      "<!-- docaudit-disable-next-line claim.overclaimz: why -->\ny\n\n"
+      "<!-- docaudit-disable-next-line claim.overclaim:   -->\nz\n\n"
+      "<!-- docaudit-disable-next-line anchor.broken-link: why -->\nw\n",
+      1);
+  std::vector<Finding> problems;
+  auto sups = read_suppressions(o.comments, rules(), "d.md", problems);
+  ASSERT_EQ(problems.size(), 3u);
+  EXPECT_EQ(problems[0].rule, "suppress.missing-reason");
+  EXPECT_EQ(problems[1].rule, "suppress.unknown-rule");
+  EXPECT_EQ(problems[2].rule, "suppress.missing-reason");
+  ASSERT_EQ(sups.size(), 1u);
+  std::vector<Finding> f = {finding(2, "claim.overclaim")};
+  apply_suppressions(sups, f, rules(), "d.md");
+  ASSERT_EQ(f.size(), 2u);  // not suppressed (no valid directive for it) + the unused one
+  EXPECT_EQ(f[1].rule, "suppress.unused");
+}
+
+TEST(Suppression, DirectivesInCodeAreIgnored) {
+  Outline o = parse_outline("```\n<!-- docaudit-disable-file claim.overclaim: no -->\n```\n", 1);
+  std::vector<Finding> problems;
+  EXPECT_TRUE(read_suppressions(o.comments, rules(), "d.md", problems).empty());
+}
