@@ -144,6 +144,21 @@ std::string CublasWgrad::run(const Shape& s, const bf16* dY, const bf16* X, void
   return e == CUBLAS_STATUS_SUCCESS ? "" : cublasGetStatusString(e);
 }
 
+std::string CublasWgrad::gemm_rows(const bf16* dY, int N, const bf16* X, int BT, int H, int row0,
+                                   int rows, float beta, float* out, cudaStream_t stream) {
+  if (!handle_) return "cublasCreate failed";
+  if (rows <= 0) return "";
+  auto h = static_cast<cublasHandle_t>(handle_);
+  cublasSetStream(h, stream);
+  const float alpha = 1.0f;
+  // Column-major: out^T [H, rows] = X-view [H, BT] * (dY-view rows [rows, BT], ld N)^T.
+  const cublasStatus_t e =
+      cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_T, H, rows, BT, &alpha, X, CUDA_R_16BF, H,
+                   dY + row0, CUDA_R_16BF, N, &beta, out, CUDA_R_32F, H, CUBLAS_COMPUTE_32F,
+                   CUBLAS_GEMM_DEFAULT);
+  return e == CUBLAS_STATUS_SUCCESS ? "" : cublasGetStatusString(e);
+}
+
 std::string CublasWgrad::gemm_bf16(int M, int N, int K, const bf16* A, const bf16* B, bf16* C,
                                    cudaStream_t stream) {
   if (!handle_) return "cublasCreate failed";

@@ -3,6 +3,7 @@
 //
 //   fusecert-kernels evidence [--format json|text]
 //   fusecert-kernels bench [--shapes NxHxBT,...] [--reps R] [--format json|text]
+//   fusecert-kernels evidence|bench --distributed [--ranks R]   (P3, NCCL, one process per GPU)
 // Exit codes: 0 pass, 1 an evidence row failed, 2 usage error / no CUDA device.
 #include <cstdio>
 #include <cstring>
@@ -14,6 +15,7 @@
 #include <vector>
 
 #include "fusecert/kernels/cuda_api.h"
+#include "fusecert/kernels/distributed.h"
 #include "fusecert/kernels/evidence.h"
 
 namespace fk = fusecert::kernels;
@@ -21,7 +23,7 @@ namespace fk = fusecert::kernels;
 namespace {
 
 int usage() {
-  std::cerr << "usage: fusecert-kernels evidence [--format json|text]\n"
+  std::cerr << "usage: fusecert-kernels evidence [--format json|text] [--distributed [--ranks R]]\n"
                "       fusecert-kernels bench [--shapes NxHxBT,...] [--reps R] "
                "[--format json|text]\n";
   return 2;
@@ -64,7 +66,8 @@ int main(int argc, char** argv) {
   const std::string cmd = argv[1];
   std::string format = "text";
   std::vector<fk::BenchShape> shapes;
-  int reps = 20;
+  int reps = 20, ranks = 2;
+  bool distributed = false;
   for (int i = 2; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--format" && i + 1 < argc) {
@@ -76,6 +79,11 @@ int main(int argc, char** argv) {
                      "and BT a multiple of 32\n";
         return 2;
       }
+    } else if (a == "--distributed") {
+      distributed = true;
+    } else if (a == "--ranks" && i + 1 < argc) {
+      ranks = std::atoi(argv[++i]);
+      if (ranks < 1) return usage();
     } else if (a == "--reps" && i + 1 < argc && cmd == "bench") {
       reps = std::atoi(argv[++i]);
       if (reps < 1) return usage();
@@ -85,6 +93,21 @@ int main(int argc, char** argv) {
   }
   if (cmd != "evidence" && cmd != "bench") return usage();
 
+  if (distributed) {
+#if defined(FUSECERT_KERNELS_NCCL)
+    // Forks one process per GPU: nothing here may touch CUDA before that.
+    int rc = 2;
+    const std::string json = fk::run_distributed({ranks, cmd}, &rc);
+    std::cout << json;
+    if (rc == 2)
+      std::cerr << "fusecert kernels " << cmd << " --distributed: setup failed (see \"error\"; "
+                << ranks << " CUDA GPUs are needed). Nothing was measured.\n";
+    return rc;
+#else
+    std::cerr << "fusecert kernels " << cmd << " --distributed: built without NCCL\n";
+    return 2;
+#endif
+  }
   std::string why;
   if (!fk::cuda_device_available(&why)) {
     std::cerr << "fusecert kernels " << cmd << ": " << why

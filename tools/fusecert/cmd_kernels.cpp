@@ -1,5 +1,6 @@
 // `fusecert kernels evidence [--format text|json]`
 // `fusecert kernels bench [--shapes NxHxBT,...] [--reps R] [--format text|json]`
+// `fusecert kernels evidence|bench --distributed [--ranks R]` (P3 over NCCL)
 // Runs the hardware evidence rows / the benchmark of the CUDA kernels by
 // exec'ing the `fusecert-kernels` runner (built from kernels/ when nvcc is
 // present; found next to this binary or through $FUSECERT_KERNELS_RUNNER).
@@ -22,7 +23,8 @@ namespace {
 
 struct KernelsArgs {
   std::string format = "text", shapes;
-  int reps = 0;
+  int reps = 0, ranks = 0;
+  bool distributed = false;
 };
 
 std::filesystem::path find_runner() {
@@ -46,6 +48,8 @@ int run_runner(const std::string& sub, const KernelsArgs& a) {
   std::vector<std::string> args = {runner.string(), sub, "--format", a.format};
   if (!a.shapes.empty()) args.insert(args.end(), {"--shapes", a.shapes});
   if (a.reps > 0) args.insert(args.end(), {"--reps", std::to_string(a.reps)});
+  if (a.distributed) args.push_back("--distributed");
+  if (a.ranks > 0) args.insert(args.end(), {"--ranks", std::to_string(a.ranks)});
   std::vector<char*> argv;
   for (auto& s : args) argv.push_back(s.data());
   argv.push_back(nullptr);
@@ -72,12 +76,18 @@ void add_kernels_command(CLI::App& app, int& exit_code) {
 
   auto* ev = k->add_subcommand("evidence", "run the four evidence rows on the GPU (P1, P8, P6)");
   ev->add_option("--format", args->format, "text or json")->check(CLI::IsMember({"text", "json"}));
+  ev->add_flag("--distributed", args->distributed,
+               "P3 on several GPUs: reduce-into-state over NCCL reduce-scatter (JSON)");
+  ev->add_option("--ranks", args->ranks, "processes = GPUs for --distributed (default 2)");
   ev->callback([args, &exit_code] { exit_code = run_runner("evidence", *args); });
 
   auto* b = k->add_subcommand("bench", "time the fused kernel against cuBLAS + optimizer");
   b->add_option("--format", args->format, "text or json")->check(CLI::IsMember({"text", "json"}));
   b->add_option("--shapes", args->shapes, "comma-separated NxHxBT (default: the 9 spec shapes)");
   b->add_option("--reps", args->reps, "timed runs per measurement (median)");
+  b->add_flag("--distributed", args->distributed,
+              "P3 benchmark: reduce-into-state vs data-parallel, per-rank memory and time");
+  b->add_option("--ranks", args->ranks, "processes = GPUs for --distributed (default 2)");
   b->callback([args, &exit_code] { exit_code = run_runner("bench", *args); });
 }
 

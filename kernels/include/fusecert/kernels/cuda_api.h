@@ -48,6 +48,10 @@ class CublasWgrad {
   /// Returns "" on success, else the cuBLAS status text.
   std::string run(const Shape& s, const bf16* dY, const bf16* X, void* G, DType gt,
                   cudaStream_t stream);
+  /// out [rows, H] f32 = (dY^T X)[row0 .. row0+rows) + beta * out, for
+  /// dY [BT, N], X [BT, H] (the distributed path's per-shard blocks).
+  std::string gemm_rows(const bf16* dY, int N, const bf16* X, int BT, int H, int row0, int rows,
+                        float beta, float* out, cudaStream_t stream);
   /// C [M, N] bf16 row-major = A [M, K] * B [K, N] (for the GEMM ceiling).
   std::string gemm_bf16(int M, int N, int K, const bf16* A, const bf16* B, bf16* C,
                         cudaStream_t stream);

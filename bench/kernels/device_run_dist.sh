@@ -1,0 +1,39 @@
+#!/bin/bash
+# Multi-GPU batch (kind nvidia-h200-x2): the P3 distributed evidence and
+# benchmark over NCCL (2 ranks, and 1 rank as a control), plus the single-GPU
+# evidence rows and benchmark on GPU 0. Writes everything under $OUT.
+set -u
+OUT=${OUT:-/tmp/fusecert-kernels-out}
+BIN=${BIN:-build-kernels-bin}
+mkdir -p "$OUT"
+export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
+export LD_LIBRARY_PATH=/usr/local/cuda/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
+if ! ldconfig -p | grep -q libnccl.so.2 && [ ! -e /usr/local/cuda/lib/libnccl.so.2 ]; then
+  NCCL_DIR=$(python3 -c "import nvidia.nccl, os; print(os.path.join(list(nvidia.nccl.__path__)[0], 'lib'))" 2>/dev/null)
+  export LD_LIBRARY_PATH=$NCCL_DIR:$LD_LIBRARY_PATH
+fi
+{
+  date -u
+  nvidia-smi --query-gpu=index,name,driver_version,memory.total --format=csv
+  nvidia-smi topo -m
+  ldd "$BIN/fusecert-kernels" | grep -E "nccl|cublas"
+} >"$OUT/env.txt" 2>&1
+echo "== distributed evidence, 2 ranks"
+"$BIN/fusecert-kernels" evidence --distributed --ranks 2 >"$OUT/evidence-distributed.json" 2>>"$OUT/env.txt"
+echo "rc=$?"; head -c 2500 "$OUT/evidence-distributed.json"; echo
+echo "== distributed evidence, 1 rank (control)"
+"$BIN/fusecert-kernels" evidence --distributed --ranks 1 >"$OUT/evidence-distributed-1rank.json" 2>>"$OUT/env.txt"
+echo "rc=$?"
+echo "== distributed bench, 2 ranks"
+"$BIN/fusecert-kernels" bench --distributed --ranks 2 >"$OUT/bench-distributed.json" 2>>"$OUT/env.txt"
+echo "rc=$?"; python3 -c "
+import json; d=json.load(open('$OUT/bench-distributed.json'))
+for r in d['per_rank']: print(json.dumps({k: r.get(k) for k in ('rank','error','reduce_into_state','data_parallel','speedup','no_gradient_sized_buffer_in_reduce_into_state')}))"
+if [ -z "${SKIP_SINGLE:-}" ]; then
+  echo "== single-GPU evidence + bench on GPU 0"
+  CUDA_VISIBLE_DEVICES=0 "$BIN/fusecert-kernels" evidence --format json >"$OUT/evidence.json" 2>>"$OUT/env.txt"
+  echo "evidence rc=$?"
+  CUDA_VISIBLE_DEVICES=0 "$BIN/fusecert-kernels" bench --format json >"$OUT/bench.json" 2>"$OUT/bench.txt"
+  echo "bench rc=$?"; cat "$OUT/bench.txt"
+fi
+tail -5 "$OUT/env.txt"
