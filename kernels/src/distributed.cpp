@@ -263,7 +263,9 @@ std::string evidence_rank(const Ctx& c, bool* passed) {
       FK_CHECK(cudaMemcpy(gsum.data(), gsh.get(), own * 4, cudaMemcpyDeviceToHost));
       double num = 0, den = 0;
       for (std::size_t i = 0; i < own; ++i) {
-        const double truth = 0.999 * 1e-4 + 0.001 * static_cast<double>(gsum[i]) * gsum[i];
+        // The same binary32 hyper-parameters the kernel uses (b2 = 0.999f, 1 - b2).
+        const double b2 = beta2, omb2 = fk_sub(1.0f, beta2), v0d = 1e-4f;
+        const double truth = b2 * v0d + omb2 * static_cast<double>(gsum[i]) * gsum[i];
         num += (vgot[i] - truth) * (vgot[i] - truth);
         den += truth * truth;
       }
@@ -272,6 +274,7 @@ std::string evidence_rank(const Ctx& c, bool* passed) {
       const double tol = 1e-5;
       const bool ok = risB.max_rel <= tol && risW.max_rel <= tol && dpB.max_rel <= tol &&
                       dpW.max_rel <= tol && one_owner && (R == 1 ? v_err < 1e-6 : v_err > 0.1);
+      // (R == 1 is the control: partials are the whole gradient, so v is right.)
       all = all && ok;
       worst_B = std::max(worst_B, risB.max_rel);
       worst_W = std::max(worst_W, risW.max_rel);
