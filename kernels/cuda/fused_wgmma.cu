@@ -225,6 +225,10 @@ cudaError_t launch_fused_wgmma_ws(const TileConfig&, const StepParams&, const Sh
                                   const bf16*, const bf16*, void*, DType, void*, void*, DType,
                                   float*, cudaStream_t);
 
+cudaError_t launch_fused_wgmma_tma(const TileConfig&, const StepParams&, const Shape&,
+                                   const bf16*, const bf16*, void*, DType, void*, void*, DType,
+                                   float*, cudaStream_t);
+
 bool wgmma_supported() {
   static const bool supported = [] {
     int dev = 0, major = 0, minor = 0;
@@ -244,6 +248,8 @@ cudaError_t launch_fused_wgmma(const TileConfig& cfg, const StepParams& p, const
   if (cfg.bm != kWBM || cfg.bk != kWBK) return cudaErrorInvalidValue;
   if (cfg.epilogue == 2)
     return launch_fused_wgmma_ws(cfg, p, s, dY, X, W, wt, m, v, st, dump, stream);
+  if (cfg.epilogue == 3)
+    return launch_fused_wgmma_tma(cfg, p, s, dY, X, W, wt, m, v, st, dump, stream);
   if (cfg.epilogue == 0) {
     if (cfg.bn == 128) return launch_w<128, 3, false>(p, s, dY, X, W, wt, m, v, st, dump, stream);
     if (cfg.bn == 64) return launch_w<64, 4, false>(p, s, dY, X, W, wt, m, v, st, dump, stream);

@@ -8,7 +8,7 @@ namespace fusecert::kernels {
 
 std::string TileConfig::name() const {
   return std::string(engine == Engine::simt ? "simt_" : engine == Engine::mma ? "mma_" : "wgmma_") + std::to_string(bm) + "x" +
-         std::to_string(bn) + "x" + std::to_string(bk) + (epilogue == 1 ? "_smem" : epilogue == 2 ? "_ws" : "");
+         std::to_string(bn) + "x" + std::to_string(bk) + (epilogue == 1 ? "_smem" : epilogue == 2 ? "_ws" : epilogue == 3 ? "_tma" : "");
 }
 
 // Must match the instantiations in cuda/fused_wgrad.cu.
@@ -25,7 +25,8 @@ std::vector<TileConfig> wgmma_configs() {
   return {{Engine::wgmma, 128, 128, 64, 0}, {Engine::wgmma, 128, 64, 64, 0},
           {Engine::wgmma, 128, 256, 64, 0}, {Engine::wgmma, 128, 128, 64, 1},
           {Engine::wgmma, 128, 64, 64, 1},  {Engine::wgmma, 128, 256, 64, 1},
-          {Engine::wgmma, 128, 128, 64, 2}, {Engine::wgmma, 128, 64, 64, 2}};
+          {Engine::wgmma, 128, 128, 64, 2}, {Engine::wgmma, 128, 64, 64, 2},
+          {Engine::wgmma, 128, 128, 64, 3}, {Engine::wgmma, 128, 64, 64, 3}};
 }
 
 std::vector<Tile> partition(int N, int H, const TileConfig& cfg) {

@@ -34,7 +34,8 @@ struct TileConfig {
   int epilogue = 0;  ///< wgmma only: 0 = update from the accumulator registers,
                      ///< 1 = stage the tile in shared memory, coalesced 8-wide updates,
                      ///< 2 = persistent, warp-specialized: epilogue warpgroups update
-                     ///<     tile i while the math warpgroups compute tile i+1
+                     ///<     tile i while the math warpgroups compute tile i+1,
+                     ///< 3 = as 2, loads by a TMA producer warp through mbarriers
   std::string name() const;
 };
 

@@ -1,0 +1,289 @@
+// fused_wgmma_tma.cu — persistent, warp-specialized Hopper fused step with a
+// TMA producer: one producer warp streams dY/X tiles with the bulk tensor
+// copy engine (cp.async.bulk.tensor, 128-byte swizzle) into a 4-stage ring
+// guarded by mbarriers (full: bytes landed; empty: both math warpgroups'
+// wgmmas on the stage retired), two math warpgroups run wgmma without any
+// CTA-wide barrier in the main loop, and seven epilogue warps update W/m/v of
+// tile i from a shared-memory copy of its accumulator while tile i+1 computes.
+// sm_90a only. Same K order as the other wgmma kernels (16-token chunks,
+// ascending), hence the same bits.
+#include <cuda.h>  // CUtensorMap and the cuTensorMapEncodeTiled signature (types only)
+
+#include <cstdint>
+
+#include "epilogue.cuh"
+#include "fusecert/kernels/cuda_api.h"
+#include "wgmma_ops.cuh"
+
+namespace fusecert::kernels {
+namespace {
+
+constexpr int kBM = 128, kBK = 64, kPanel = kBK * 128;  // 64 token rows x 128 B
+constexpr int kMath = 256, kEpi = 224, kThreads = kMath + kEpi + 32;  // + producer warp
+constexpr int kBarFull = 2, kBarEmpty = 3;  // named barriers of the tile hand-off
+
+template <int BN, int S>
+struct TCfg {
+  static constexpr int kA = 2 * kPanel, kB = (BN / 64) * kPanel;
+  static constexpr int kPipe = S * (kA + kB);
+  static constexpr int kLd = BN + 4;
+  static constexpr int kTile = kBM * kLd * 4;
+  static constexpr int kSmemBytes = kPipe + kTile + 2 * S * 8 + 1024;
+};
+
+__device__ __forceinline__ unsigned smem_u32(const void* p) {
+  return static_cast<unsigned>(__cvta_generic_to_shared(p));
+}
+__device__ __forceinline__ void mbar_init(std::uint64_t* b, unsigned count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(smem_u32(b)), "r"(count));
+}
+__device__ __forceinline__ void mbar_expect_tx(std::uint64_t* b, unsigned bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(smem_u32(b)),
+               "r"(bytes)
+               : "memory");
+}
+__device__ __forceinline__ void mbar_arrive(std::uint64_t* b) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(smem_u32(b)) : "memory");
+}
+__device__ __forceinline__ void mbar_wait(std::uint64_t* b, unsigned parity) {
+  asm volatile(
+      "{\n.reg .pred P1;\nLAB_WAIT:\n"
+      "mbarrier.try_wait.parity.shared::cta.b64 P1, [%0], %1;\n"
+      "@P1 bra DONE;\nbra LAB_WAIT;\nDONE:\n}\n" ::"r"(smem_u32(b)),
+      "r"(parity)
+      : "memory");
+}
+__device__ __forceinline__ void tma_load_2d(void* dst, const CUtensorMap* map, int x, int y,
+                                            std::uint64_t* bar) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, "
+      "{%2, %3}], [%4];\n" ::"r"(smem_u32(dst)),
+      "l"(reinterpret_cast<std::uint64_t>(map)), "r"(x), "r"(y), "r"(smem_u32(bar))
+      : "memory");
+}
+
+__device__ __forceinline__ void tile_coords(int t, int tiles_m, int tiles_n, int bn, int& n0,
+                                            int& h0) {
+  constexpr int kGroup = 8;
+  const int in_group = kGroup * tiles_n;
+  const int first_m = (t / in_group) * kGroup;
+  const int gsize = min(tiles_m - first_m, kGroup);
+  n0 = (first_m + (t % in_group) % gsize) * kBM;
+  h0 = ((t % in_group) / gsize) * bn;
+}
+
+template <int BN, int S, int kEB>
+__global__ void __launch_bounds__(kThreads, 1)
+    fused_wgmma_tma_kernel(const __grid_constant__ CUtensorMap tmA,
+                           const __grid_constant__ CUtensorMap tmB, StepParams p, Shape s,
+                           void* W, DType wt, void* m, void* v, DType st, float* grad_dump) {
+  using C = TCfg<BN, S>;
+  extern __shared__ std::uint8_t smem_raw[];
+  std::uint8_t* smem = reinterpret_cast<std::uint8_t*>(
+      (reinterpret_cast<std::uintptr_t>(smem_raw) + 1023) & ~std::uintptr_t(1023));
+  std::uint8_t* As = smem;
+  std::uint8_t* Bs = smem + S * C::kA;
+  float* tilebuf = reinterpret_cast<float*>(smem + C::kPipe);
+  std::uint64_t* full = reinterpret_cast<std::uint64_t*>(smem + C::kPipe + C::kTile);
+  std::uint64_t* empty = full + S;
+
+  const int tid = threadIdx.x, warp_id = tid >> 5, lane = tid & 31;
+  if (tid == 0) {
+    for (int i = 0; i < S; ++i) {
+      mbar_init(&full[i], 1);
+      mbar_init(&empty[i], kMath / 32);  // one arrival per math warp
+    }
+    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+  }
+  __syncthreads();
+
+  const int tiles_m = s.N / kBM, tiles_n = s.H / BN, tiles = tiles_m * tiles_n;
+  const int KT = s.BT / kBK;
+
+  if (tid >= kMath + kEpi) {
+    // ------------------------------ producer warp ------------------------------
+    if (lane == 0) {
+      int it = 0;
+      for (int t = blockIdx.x; t < tiles; t += gridDim.x) {
+        int n0, h0;
+        tile_coords(t, tiles_m, tiles_n, BN, n0, h0);
+        for (int kt = 0; kt < KT; ++kt, ++it) {
+          const int st_ = it % S;
+          if (it >= S) mbar_wait(&empty[st_], ((it / S) & 1) ^ 1);
+          mbar_expect_tx(&full[st_], C::kA + C::kB);
+#pragma unroll
+          for (int pa = 0; pa < 2; ++pa)
+            tma_load_2d(As + st_ * C::kA + pa * kPanel, &tmA, n0 + pa * 64, kt * kBK, &full[st_]);
+#pragma unroll
+          for (int pb = 0; pb < BN / 64; ++pb)
+            tma_load_2d(Bs + st_ * C::kB + pb * kPanel, &tmB, h0 + pb * 64, kt * kBK, &full[st_]);
+        }
+      }
+    }
+    return;
+  }
+
+  if (tid < kMath) {
+    // ------------------------------ math warpgroups ------------------------------
+    const int wg = tid >> 7, warp = warp_id & 3, gid = lane >> 2, tid4 = lane & 3;
+    int it = 0;
+    for (int t = blockIdx.x; t < tiles; t += gridDim.x) {
+      float acc[BN / 2];
+#pragma unroll
+      for (int i = 0; i < BN / 2; ++i) acc[i] = 0.0f;
+      for (int kt = 0; kt < KT; ++kt, ++it) {
+        const int st_ = it % S;
+        mbar_wait(&full[st_], (it / S) & 1);
+        const std::uint8_t* a = As + st_ * C::kA + wg * kPanel;
+        const std::uint8_t* b = Bs + st_ * C::kB;
+        detail::wgmma_fence();
+#pragma unroll
+        for (int kk = 0; kk < kBK / 16; ++kk) {  // 16-token chunks, ascending
+          const std::uint64_t da = detail::make_desc_sw128(a + kk * 2048, kPanel, 1024);
+          const std::uint64_t db = detail::make_desc_sw128(b + kk * 2048, kPanel, 1024);
+          if constexpr (BN == 64) detail::wgmma_m64n64k16(acc, da, db, 1);
+          if constexpr (BN == 128) detail::wgmma_m64n128k16(acc, da, db, 1);
+        }
+        detail::wgmma_commit();
+        detail::wgmma_wait1();  // the previous stage's wgmmas have retired: release it
+        if (kt > 0 && lane == 0) mbar_arrive(&empty[(it - 1) % S]);
+      }
+      detail::wgmma_wait0();
+      if (lane == 0) mbar_arrive(&empty[(it - 1) % S]);
+      int n0, h0;
+      tile_coords(t, tiles_m, tiles_n, BN, n0, h0);
+      (void)n0, (void)h0;
+      detail::named_bar_sync(kBarEmpty, kMath + kEpi);
+#pragma unroll
+      for (int j = 0; j < BN / 8; ++j)
+#pragma unroll
+        for (int half = 0; half < 2; ++half) {
+          const int r = wg * 64 + warp * 16 + gid + half * 8, c = j * 8 + tid4 * 2;
+          *reinterpret_cast<float2*>(tilebuf + r * C::kLd + c) =
+              make_float2(acc[4 * j + 2 * half], acc[4 * j + 2 * half + 1]);
+        }
+      detail::named_bar_arrive(kBarFull, kMath + kEpi);
+    }
+    return;
+  }
+
+  // ------------------------------ epilogue warps ------------------------------
+  const int et = tid - kMath;
+  detail::named_bar_arrive(kBarEmpty, kMath + kEpi);  // the tile buffer starts empty
+  constexpr int kChunks = kBM * BN / 8;
+  for (int t = blockIdx.x; t < tiles; t += gridDim.x) {
+    int n0, h0;
+    tile_coords(t, tiles_m, tiles_n, BN, n0, h0);
+    detail::named_bar_sync(kBarFull, kMath + kEpi);
+#pragma unroll 1
+    for (int b = 0; b * kEpi < kChunks; b += kEB) {
+      float w[kEB][8], mm[kEB][8], vv[kEB][8];
+      std::size_t idx[kEB];
+      int toff[kEB];
+      bool live[kEB];
+#pragma unroll
+      for (int u = 0; u < kEB; ++u) {
+        const int chunk = (b + u) * kEpi + et;
+        live[u] = chunk < kChunks;
+        if (live[u]) {
+          const int r = chunk / (BN / 8), c = (chunk % (BN / 8)) * 8;
+          idx[u] = static_cast<std::size_t>(n0 + r) * s.H + h0 + c;
+          toff[u] = r * C::kLd + c;
+          detail::load8(W, wt, idx[u], w[u]);
+          detail::load8(m, st, idx[u], mm[u]);
+          if (p.opt == Optimizer::adamw) detail::load8(v, st, idx[u], vv[u]);
+        }
+      }
+#pragma unroll
+      for (int u = 0; u < kEB; ++u) {
+        if (!live[u]) continue;
+        float g[8];
+        const float4 lo = *reinterpret_cast<const float4*>(tilebuf + toff[u]);
+        const float4 hi = *reinterpret_cast<const float4*>(tilebuf + toff[u] + 4);
+        g[0] = lo.x, g[1] = lo.y, g[2] = lo.z, g[3] = lo.w;
+        g[4] = hi.x, g[5] = hi.y, g[6] = hi.z, g[7] = hi.w;
+        if (grad_dump)
+#pragma unroll
+          for (int k = 0; k < 8; ++k) grad_dump[idx[u] + k] = g[k];
+        if (p.opt == Optimizer::adamw) {
+#pragma unroll
+          for (int k = 0; k < 8; ++k) adamw_update(p, g[k], w[u][k], mm[u][k], vv[u][k]);
+          detail::store8(v, st, idx[u], vv[u]);
+        } else {
+#pragma unroll
+          for (int k = 0; k < 8; ++k) sgd_momentum_update(p, g[k], w[u][k], mm[u][k]);
+        }
+        detail::store8(m, st, idx[u], mm[u]);
+        detail::store8(W, wt, idx[u], w[u]);
+      }
+    }
+    if (t + static_cast<int>(gridDim.x) < tiles) detail::named_bar_arrive(kBarEmpty, kMath + kEpi);
+  }
+}
+
+using EncodeFn = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*,
+                              const cuuint64_t*, const cuuint64_t*, const cuuint32_t*,
+                              const cuuint32_t*, CUtensorMapInterleave, CUtensorMapSwizzle,
+                              CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
+
+EncodeFn encode_fn() {
+  static EncodeFn fn = [] {
+    void* f = nullptr;
+    cudaDriverEntryPointQueryResult q;
+    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &f, 12000, cudaEnableDefault,
+                                         &q) !=
+            cudaSuccess ||
+        q != cudaDriverEntryPointSuccess)
+      return static_cast<EncodeFn>(nullptr);
+    return reinterpret_cast<EncodeFn>(f);
+  }();
+  return fn;
+}
+
+/// 2D map of a row-major bf16 matrix [rows, cols]: boxes of 64 rows x 64 columns
+/// (128 B), 128-byte swizzle: the SW128 MN-major layout the descriptors expect.
+bool make_map(CUtensorMap* map, const bf16* base, int rows, int cols) {
+  const EncodeFn fn = encode_fn();
+  if (!fn) return false;
+  const cuuint64_t dims[2] = {static_cast<cuuint64_t>(cols), static_cast<cuuint64_t>(rows)};
+  const cuuint64_t strides[1] = {static_cast<cuuint64_t>(cols) * 2};
+  const cuuint32_t box[2] = {64, 64}, estr[2] = {1, 1};
+  return fn(map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, const_cast<bf16*>(base), dims, strides, box,
+            estr, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+            CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
+}
+
+template <int BN, int S, int kEB>
+cudaError_t launch_tma(const StepParams& p, const Shape& s, const bf16* dY, const bf16* X, void* W,
+                       DType wt, void* m, void* v, DType st, float* dump, cudaStream_t stream) {
+  using C = TCfg<BN, S>;
+  auto kernel = fused_wgmma_tma_kernel<BN, S, kEB>;
+  static int sms = 0;
+  if (sms == 0) {
+    cudaError_t e =
+        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, C::kSmemBytes);
+    if (e != cudaSuccess) return e;
+    int dev = 0;
+    cudaGetDevice(&dev);
+    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+  }
+  CUtensorMap ma, mb;
+  if (!make_map(&ma, dY, s.BT, s.N) || !make_map(&mb, X, s.BT, s.H)) return cudaErrorNotSupported;
+  const int tiles = (s.N / kBM) * (s.H / BN);
+  kernel<<<tiles < sms ? tiles : sms, kThreads, C::kSmemBytes, stream>>>(ma, mb, p, s, W, wt, m, v,
+                                                                         st, dump);
+  return cudaGetLastError();
+}
+
+}  // namespace
+
+cudaError_t launch_fused_wgmma_tma(const TileConfig& cfg, const StepParams& p, const Shape& s,
+                                   const bf16* dY, const bf16* X, void* W, DType wt, void* m,
+                                   void* v, DType st, float* dump, cudaStream_t stream) {
+  if (cfg.bm != kBM || cfg.bk != kBK) return cudaErrorInvalidValue;
+  if (cfg.bn == 128) return launch_tma<128, 4, 3>(p, s, dY, X, W, wt, m, v, st, dump, stream);
+  if (cfg.bn == 64) return launch_tma<64, 6, 3>(p, s, dY, X, W, wt, m, v, st, dump, stream);
+  return cudaErrorInvalidValue;
+}
+
+}  // namespace fusecert::kernels
