@@ -31,9 +31,13 @@ import json; d=json.load(open('$OUT/bench-distributed.json'))
 for r in d['per_rank']: print(json.dumps({k: r.get(k) for k in ('rank','error','reduce_into_state','data_parallel','speedup','no_gradient_sized_buffer_in_reduce_into_state')}))"
 if [ -z "${SKIP_SINGLE:-}" ]; then
   echo "== single-GPU evidence + bench on GPU 0"
-  CUDA_VISIBLE_DEVICES=0 "$BIN/fusecert-kernels" evidence --format json >"$OUT/evidence.json" 2>>"$OUT/env.txt"
+  CUDA_VISIBLE_DEVICES=0 timeout 150 "$BIN/fusecert-kernels" evidence --format json >"$OUT/evidence.json" 2>>"$OUT/env.txt"
   echo "evidence rc=$?"
-  CUDA_VISIBLE_DEVICES=0 "$BIN/fusecert-kernels" bench --format json >"$OUT/bench.json" 2>"$OUT/bench.txt"
+  python3 -c "import json;d=json.load(open('$OUT/evidence.json'));[print(r['row'],r['id'],r['passed']) for r in d['rows']]"
+  CUDA_VISIBLE_DEVICES=0 timeout 200 "$BIN/fusecert-kernels" bench --format json >"$OUT/bench.json" 2>"$OUT/bench.txt"
   echo "bench rc=$?"; cat "$OUT/bench.txt"
+  python3 -c "
+import json;d=json.load(open('$OUT/bench.json'))
+for c in d['cases'][:4]: print(c['N'],c['H'],c['BT'],c['state'],{k[6:]:round(v,1) for k,v in c['fused_configs_us'].items() if 'wgmma' in k})"
 fi
 tail -5 "$OUT/env.txt"
