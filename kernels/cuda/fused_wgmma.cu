@@ -248,7 +248,7 @@ cudaError_t launch_fused_wgmma(const TileConfig& cfg, const StepParams& p, const
   if (cfg.bm != kWBM || cfg.bk != kWBK) return cudaErrorInvalidValue;
   if (cfg.epilogue == 2)
     return launch_fused_wgmma_ws(cfg, p, s, dY, X, W, wt, m, v, st, dump, stream);
-  if (cfg.epilogue == 3)
+  if (cfg.epilogue == 3 || cfg.epilogue == 4)
     return launch_fused_wgmma_tma(cfg, p, s, dY, X, W, wt, m, v, st, dump, stream);
   if (cfg.epilogue == 0) {
     if (cfg.bn == 128) return launch_w<128, 3, false>(p, s, dY, X, W, wt, m, v, st, dump, stream);

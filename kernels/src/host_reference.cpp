@@ -13,6 +13,10 @@ StepParams make_step_params(StepParams p) {
   p.bias_corr1 = static_cast<float>(1.0 - std::pow(static_cast<double>(p.beta1), p.step));
   p.bias_corr2 = static_cast<float>(1.0 - std::pow(static_cast<double>(p.beta2), p.step));
   p.decay = fk_sub(1.0f, fk_mul(p.lr, p.weight_decay));
+  const double bc1 = 1.0 - std::pow(static_cast<double>(p.beta1), p.step);
+  const double bc2 = 1.0 - std::pow(static_cast<double>(p.beta2), p.step);
+  p.step_size = static_cast<float>(static_cast<double>(p.lr) / bc1);
+  p.inv_sqrt_bc2 = static_cast<float>(1.0 / std::sqrt(bc2));
   return p;
 }
 

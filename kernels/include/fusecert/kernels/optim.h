@@ -5,8 +5,13 @@
 //   m_t = b1*m + (1-b1)*g
 //   v_t = b2*v + (1-b2)*(g*g)
 //   W_t = W*(1 - lr*wd) - lr * ((m_t/bc1) / (sqrt(v_t/bc2) + eps)),
-//   bc1 = 1 - b1^t, bc2 = 1 - b2^t (computed once per step in float64 on the
-//   host, rounded to binary32, and passed to every kernel).
+//   bc1 = 1 - b1^t, bc2 = 1 - b2^t,
+// evaluated (as PyTorch does) in the algebraically identical form
+//   W_t = W*(1 - lr*wd) - (step_size*m_t) / (sqrt(v_t)*inv_sqrt_bc2 + eps),
+//   step_size = lr/bc1, inv_sqrt_bc2 = 1/sqrt(bc2),
+// with step_size and inv_sqrt_bc2 computed once per step in float64 on the
+// host, rounded to binary32 and passed to every kernel: one division and one
+// square root per element instead of three divisions and a square root.
 // SGD with momentum (heavy ball):  B_t = mu*B + g;  W_t = W - lr*B_t.
 // With bf16 state, m/v are computed in binary32 from the widened state, the
 // weight update uses these binary32 values, and m/v are stored rounded to bf16.
@@ -33,6 +38,8 @@ struct StepParams {
   float bias_corr1 = 0.1f;     ///< 1 - b1^t
   float bias_corr2 = 0.001f;   ///< 1 - b2^t
   float decay = 1.0f;          ///< 1 - lr*wd
+  float step_size = 1e-2f;     ///< lr / bc1 (float64, rounded once)
+  float inv_sqrt_bc2 = 31.6227766f;  ///< 1 / sqrt(bc2) (float64, rounded once)
 };
 
 /// Fill the derived fields of `p` from its hyper-parameters and step.
@@ -42,10 +49,8 @@ StepParams make_step_params(StepParams p);
 FK_HD void adamw_update(const StepParams& p, float g, float& w, float& m, float& v) {
   m = fk_add(fk_mul(p.beta1, m), fk_mul(p.one_minus_beta1, g));
   v = fk_add(fk_mul(p.beta2, v), fk_mul(p.one_minus_beta2, fk_mul(g, g)));
-  const float mhat = fk_div(m, p.bias_corr1);
-  const float vhat = fk_div(v, p.bias_corr2);
-  const float denom = fk_add(fk_sqrt(vhat), p.eps);
-  w = fk_sub(fk_mul(w, p.decay), fk_mul(p.lr, fk_div(mhat, denom)));
+  const float denom = fk_add(fk_mul(fk_sqrt(v), p.inv_sqrt_bc2), p.eps);
+  w = fk_sub(fk_mul(w, p.decay), fk_div(fk_mul(p.step_size, m), denom));
 }
 
 /// One SGD-momentum element update. g: gradient; w, b (momentum buffer) in/out.

@@ -35,7 +35,8 @@ struct TileConfig {
                      ///< 1 = stage the tile in shared memory, coalesced 8-wide updates,
                      ///< 2 = persistent, warp-specialized: epilogue warpgroups update
                      ///<     tile i while the math warpgroups compute tile i+1,
-                     ///< 3 = as 2, loads by a TMA producer warp through mbarriers
+                     ///< 3 = as 2, loads by a TMA producer warp through mbarriers,
+                     ///< 4 = TMA producer, 2 CTAs/SM, all math threads run the epilogue
   std::string name() const;
 };
 
