@@ -24,17 +24,20 @@ if [ $? -ne 2 ]; then
   [ -x /tmp/bk/tests/test_kernels_gpu ] && cp /tmp/bk/tests/test_kernels_gpu /tmp/bk/
 fi
 echo "== evidence"
-"$BIN/fusecert-kernels" evidence --format json >"$OUT/evidence.json" 2>>"$OUT/env.txt"
+timeout 200 "$BIN/fusecert-kernels" evidence --format json >"$OUT/evidence.json" 2>>"$OUT/env.txt"
 echo "evidence rc=$?"
 python3 -c "import json;d=json.load(open('$OUT/evidence.json'));[print(r['row'],r['id'],r['passed']) for r in d['rows']]"
 if [ -z "${SKIP_GTEST:-}" ]; then
 echo "== gtest gpu"
-"$BIN/test_kernels_gpu" >"$OUT/gtest_gpu.txt" 2>&1
+timeout 200 "$BIN/test_kernels_gpu" >"$OUT/gtest_gpu.txt" 2>&1
 echo "gtest rc=$?"; tail -4 "$OUT/gtest_gpu.txt"
 fi
 echo "== bench"
-"$BIN/fusecert-kernels" bench --format json >"$OUT/bench.json" 2>"$OUT/bench.txt"
+timeout 240 "$BIN/fusecert-kernels" bench --format json >"$OUT/bench.json" 2>"$OUT/bench.txt"
 echo "bench rc=$?"; cat "$OUT/bench.txt"
+python3 -c "
+import json;d=json.load(open('$OUT/bench.json'))
+for c in d['cases'][:4]: print(c['N'],c['H'],c['BT'],c['state'],{k[6:]:round(v,1) for k,v in c['fused_configs_us'].items() if 'wgmma' in k})"
 if [ -z "${SKIP_TORCH:-}" ]; then
 echo "== torch"
 PYTHONUNBUFFERED=1 python3 bench/kernels/torch_baseline.py >"$OUT/torch_baseline.json" 2>>"$OUT/env.txt"
