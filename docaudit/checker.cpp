@@ -88,7 +88,7 @@ std::size_t CheckResult::warnings() const {
                                                 [](const Finding& f) { return f.severity == Severity::Warning; }));
 }
 
-std::vector<fs::path> collect_documents(const std::vector<fs::path>& paths, const RuleSet& rules) {
+std::vector<fs::path> collect_documents(const std::vector<fs::path>& paths, const RuleSet& rules, const Repo& repo) {
   std::set<fs::path> out;
   for (const auto& p : paths) {
     const fs::path abs = Repo::normal(p);
@@ -106,7 +106,9 @@ std::vector<fs::path> collect_documents(const std::vector<fs::path>& paths, cons
         if (fs::is_directory(ls)) continue;  // recursed into; folder symlinks are not followed
         // Files and file symlinks with a configured extension (a dangling or
         // looping symlink is kept: reading it is a finding).
-        if (has_extension(it->path(), rules)) out.insert(Repo::normal(it->path()));
+        if (!has_extension(it->path(), rules)) continue;
+        const fs::path file = Repo::normal(it->path());
+        if (!repo.excluded(file)) out.insert(file);
       }
     } else {
       out.insert(abs);  // a file (or a symlink loop: reported as input.unreadable)
@@ -125,7 +127,7 @@ CheckResult run_check(const RuleSet& rules, const CheckOptions& opt) {
       throw UsageError("no PATH given and the audit root `" + repo.audit_root().string() + "` does not exist");
     paths.push_back(repo.audit_root());
   }
-  const std::vector<fs::path> files = collect_documents(paths, rules);
+  const std::vector<fs::path> files = collect_documents(paths, rules, repo);
   const unsigned jobs = opt.jobs ? opt.jobs : std::max(1u, std::thread::hardware_concurrency());
 
   // 1. Load and parse every document.
@@ -182,7 +184,7 @@ CheckResult run_check(const RuleSet& rules, const CheckOptions& opt) {
   if (rules.enabled("lifecycle.retained-missing"))
     for (const auto& kept : rules.retained)
       if (!Repo::exists(repo.root() / kept.path))
-        res.findings.push_back(Finding{kept.source, kept.line, 1, rules.severity("lifecycle.retained-missing"),
+        res.findings.push_back(Finding{repo.display(Repo::normal(kept.source)), kept.line, 1, rules.severity("lifecycle.retained-missing"),
                                        "lifecycle.retained-missing",
                                        "retained snapshot `" + kept.path + "` no longer exists; remove the entry"});
   sort_findings(res.findings);

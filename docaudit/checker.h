@@ -40,10 +40,12 @@ struct CheckResult {
 /// files are findings, never exceptions.
 CheckResult run_check(const RuleSet& rules, const CheckOptions& opt);
 
+class Repo;
 /// Expands `paths` into the documents to check: a file is taken as given
 /// (whatever its extension); a folder contributes its files with a configured
-/// extension, recursively, without following folder symlinks. Sorted, unique.
+/// extension, recursively, without following folder symlinks, and without the
+/// excluded files of the audit root (generated/**, **/archive/**). Sorted, unique.
 std::vector<std::filesystem::path> collect_documents(const std::vector<std::filesystem::path>& paths,
-                                                     const RuleSet& rules);
+                                                     const RuleSet& rules, const Repo& repo);
 
 }  // namespace fusecert::docaudit

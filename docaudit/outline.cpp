@@ -194,7 +194,8 @@ Outline parse_outline(std::string_view body, int first_line) {
       case CMARK_NODE_CODE:
         if (enter) {
           const char* l = cmark_node_get_literal(n);
-          out.code_spans.push_back(CodeSpan{l ? l : "", pos_of(n), section});
+          out.code_spans.push_back(CodeSpan{l ? l : "", pos_of(n), section, prose,
+                                            prose >= 0 ? out.prose[prose].text.size() : 0});
           add_text(l ? l : "", pos_of(n), false);
         }
         break;

@@ -33,6 +33,8 @@ struct CodeSpan {
   std::string text;
   Pos pos;
   int section = -1;
+  long prose = -1;          ///< index of the prose block it sits in (-1: none)
+  std::size_t offset = 0;   ///< byte offset of the span in that block's text
 };
 
 /// An HTML comment (block or inline), its body between `<!--` and `-->`.

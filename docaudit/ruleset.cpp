@@ -255,11 +255,15 @@ RuleSet load_rule_set_unchecked(const std::filesystem::path& default_file,
   rs.status_roles = r.list("anchoring.status_roles");
   rs.path_roots = r.list("anchoring.path_roots");
   rs.external_schemes = r.list("anchoring.external_schemes");
+  rs.path_intent_words = r.list("anchoring.path_intent_words");
+  rs.unchecked_path_docs = r.list("anchoring.unchecked_path_docs");
 
   rs.overclaim_phrases = r.list("hygiene.overclaim_phrases");
   rs.disclaimer_marker = r.str("hygiene.disclaimer_marker");
   rs.status_key = r.str("hygiene.status_key");
   rs.overclaim_allowed_statuses = r.list("hygiene.overclaim_allowed_statuses");
+  rs.overclaim_qualifiers_before = r.list("hygiene.overclaim_qualifiers_before");
+  rs.overclaim_qualifiers_after = r.list("hygiene.overclaim_qualifiers_after");
   rs.measurement_terms = r.list("hygiene.measurement_terms");
   rs.provenance_terms = r.list("hygiene.provenance_terms");
   rs.non_claims_roles = r.list("hygiene.non_claims_roles");

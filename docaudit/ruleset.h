@@ -63,10 +63,12 @@ struct RuleSet {
   std::vector<RetainedSnapshot> retained;
   // anchoring
   std::vector<std::string> status_roles, path_roots, external_schemes;
+  std::vector<std::string> path_intent_words, unchecked_path_docs;
   // hygiene
   std::vector<std::string> overclaim_phrases, measurement_terms, provenance_terms;
   std::string disclaimer_marker, status_key;
   std::vector<std::string> overclaim_allowed_statuses;
+  std::vector<std::string> overclaim_qualifiers_before, overclaim_qualifiers_after;
   std::vector<std::string> non_claims_roles, non_claims_headings;
   bool accept_bold_label = true;
   // propositions

@@ -15,4 +15,5 @@ mkdir -p "$dest"
 ( cd "$corpus" && find . -type f ! -name PATHS.txt -print0 | while IFS= read -r -d '' f; do
     install -D -m 644 "$f" "$dest/$f"
   done )
+install -m 644 "$(dirname "$0")/tessera.fusecert.yaml" "$dest/.fusecert.yaml"
 echo "laid $(wc -l < "$corpus/PATHS.txt") paths under $dest"

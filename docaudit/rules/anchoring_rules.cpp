@@ -2,6 +2,7 @@
 // generated/X.md exists; relative links, their #anchors and backticked
 // repository paths resolve, and nothing resolves outside the repository root.
 #include <algorithm>
+#include <set>
 
 #include "docaudit/rules/rules.h"
 #include "docaudit/text.h"
@@ -42,6 +43,35 @@ std::string path_candidate(std::string s) {
   return s;
 }
 
+/// The text a reader takes as the lead-in of a code span: the clause before
+/// it in its block (back to the sentence start, at most 120 bytes), or, when
+/// the span opens its block, the tail of the block before it.
+std::string lead_in(const Document& doc, const CodeSpan& c) {
+  const auto& prose = doc.outline.prose;
+  if (c.prose < 0 || c.prose >= static_cast<long>(prose.size())) return "";
+  auto clause = [](const std::string& text, std::size_t end) {
+    std::size_t start = end > 120 ? end - 120 : 0;
+    for (std::size_t i = end; i > start; --i)
+      if ((text[i - 1] == '.' || text[i - 1] == ';') && i < end && (text[i] == ' ' || text[i] == '\n')) {
+        start = i;
+        break;
+      }
+    return text.substr(start, end - start);
+  };
+  std::string before = clause(prose[c.prose].text, std::min(c.offset, prose[c.prose].text.size()));
+  if (trim(before).empty() && c.prose > 0 && prose[c.prose - 1].section == c.section) {
+    const std::string& prev = prose[c.prose - 1].text;
+    before = clause(prev, prev.size());
+  }
+  return before;
+}
+
+bool any_word(const std::string& text, const std::vector<std::string>& words) {
+  for (const auto& w : words)
+    if (find_term(text, w) != std::string::npos) return true;
+  return false;
+}
+
 }  // namespace
 
 void check_anchoring(const Document& doc, const Context& ctx, Sink& sink) {
@@ -62,7 +92,7 @@ void check_anchoring(const Document& doc, const Context& ctx, Sink& sink) {
     const fs::path target = resolve_link(doc, t.file, repo);
     if (!repo.inside(target)) {
       sink.report("anchor.outside-root", l.pos,
-                  "link `" + l.url + "` resolves outside the repository root (" + repo.root().generic_string() + ")");
+                  "link `" + l.url + "` resolves outside the repository root");
       continue;
     }
     const bool generated = is_generated(target, ctx);
@@ -84,32 +114,60 @@ void check_anchoring(const Document& doc, const Context& ctx, Sink& sink) {
     }
   }
 
+  bool check_paths = true;
+  if (const std::string rel = repo.audit_relative(doc.abs); !rel.empty())
+    for (const auto& g : r.unchecked_path_docs)
+      if (glob_match(g, rel)) check_paths = false;
+
+  // Paths that do not resolve. A path the text introduces as planned or gone
+  // ("New `x/`", "**Deleted:** `y`") is not claimed to exist — nor is any
+  // other mention of that path in the doc, nor an unresolved path in the
+  // same section (the section describes deliverables).
+  struct Missing {
+    const CodeSpan* span;
+    std::string path;
+    bool generated;
+  };
+  std::vector<Missing> missing;
+  std::set<std::string> intended_paths;
+  std::set<int> intended_sections;
   for (const auto& c : doc.outline.code_spans) {
+    if (!check_paths) break;
     const std::string p = path_candidate(c.text);
     if (p.empty()) continue;
     const std::string first = p.substr(0, p.find('/'));
-    fs::path target;
-    bool generated = false;
-    if (first == r.generated_dir) {
-      target = Repo::normal(repo.audit_root() / p);
-      generated = true;
-    } else if (first == "..") {
-      target = Repo::normal(doc.abs.parent_path() / p);
-    } else if (repo.is_path_root(first)) {
-      target = Repo::normal(repo.root() / p);
+    // A path may be written from the doc's folder, the repository root, or
+    // (generated/...) the audit root; it resolves when any reading exists.
+    std::vector<fs::path> readings;
+    const bool generated = first == r.generated_dir;
+    if (generated) readings.push_back(Repo::normal(repo.audit_root() / p));
+    if (first == ".." || repo.is_path_root(first) || generated) {
+      readings.push_back(Repo::normal(doc.abs.parent_path() / p));
+      if (first != "..") readings.push_back(Repo::normal(repo.root() / p));
     } else {
       continue;  // not a repository path (e.g. `dY/dX`, `a/b` prose)
     }
-    if (!repo.inside(target)) {
+    if (!repo.inside(readings.front())) {
       sink.report("anchor.outside-root", c.pos, "path `" + c.text + "` resolves outside the repository root");
       continue;
     }
-    if (Repo::exists(target)) continue;
-    if (generated)
-      sink.report("anchor.generated-missing", c.pos, "generated dashboard `" + p + "` does not exist under `" +
-                                                         repo.display(repo.generated_root()) + "`");
+    bool found = false;
+    for (const auto& t : readings) found = found || (repo.inside(t) && Repo::exists(t));
+    if (found) continue;
+    if (any_word(lead_in(doc, c), r.path_intent_words)) {
+      intended_paths.insert(p);
+      intended_sections.insert(c.section);
+      continue;
+    }
+    missing.push_back(Missing{&c, p, generated});
+  }
+  for (const auto& m : missing) {
+    if (intended_paths.count(m.path) || intended_sections.count(m.span->section)) continue;
+    if (m.generated)
+      sink.report("anchor.generated-missing", m.span->pos,
+                  "generated dashboard `" + m.path + "` does not exist under `" + repo.display(repo.generated_root()) + "`");
     else
-      sink.report("anchor.broken-path", c.pos, "repository path `" + p + "` does not exist");
+      sink.report("anchor.broken-path", m.span->pos, "repository path `" + m.path + "` does not exist");
   }
 
   const std::string role = doc.role(r);

@@ -41,6 +41,14 @@ void check_overclaims(const Document& doc, const Context& ctx, Sink& sink) {
         from = at + phrase.size();
         const Pos pos = p.locate(at);
         if (disclaimed.count(pos.line)) continue;
+        // A negated phrase or one used as a criterion is not a claim.
+        std::size_t clause = at;
+        while (clause > 0 && at - clause < 40 && p.text[clause - 1] != '.' && p.text[clause - 1] != ';' &&
+               p.text[clause - 1] != ',')
+          --clause;
+        const std::string before = p.text.substr(clause, at - clause);
+        const std::string after = p.text.substr(at + phrase.size(), 30);
+        if (any_term(before, r.overclaim_qualifiers_before) || any_term(after, r.overclaim_qualifiers_after)) continue;
         sink.report("claim.overclaim", pos,
                     "overclaim phrase \"" + p.text.substr(at, phrase.size()) + "\" in prose; state the evidence, or "
                     "mark the line with an explicit `" + r.disclaimer_marker + "` disclaimer");
