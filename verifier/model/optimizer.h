@@ -19,6 +19,17 @@ struct AdamWState {
   T W, m, v;
 };
 
+/// The named constants of one AdamW step, looked up once (hot loops in the
+/// witnesses step millions of elements with the same constants).
+template <class A>
+struct AdamWConsts {
+  using T = typename A::T;
+  T beta1, omb1, beta2, omb2, bc1, bc2, eps, lr, decay;
+  explicit AdamWConsts(const A& a)
+      : beta1(a.c("beta1")), omb1(a.c("one_minus_beta1")), beta2(a.c("beta2")), omb2(a.c("one_minus_beta2")),
+        bc1(a.c("bc1")), bc2(a.c("bc2")), eps(a.c("eps")), lr(a.c("lr")), decay(a.c("decay")) {}
+};
+
 /// One AdamW step at element granularity, in this fixed operation order:
 ///   m1 = β₁·m + (1−β₁)·g;  v1 = β₂·v + (1−β₂)·(g·g)
 ///   m̂ = m1 / bc1;  v̂ = v1 / bc2          (bc1 = 1−β₁ᵗ, bc2 = 1−β₂ᵗ)
@@ -27,15 +38,22 @@ struct AdamWState {
 /// bc2, eps, lr, decay. Every domain rounds each named constant to its own
 /// format once, so all domains execute the same sequence of rounded ops.
 template <class A>
-AdamWState<typename A::T> adamw_step(A& a, const AdamWState<typename A::T>& s, const typename A::T& g) {
+AdamWState<typename A::T> adamw_step(A& a, const AdamWConsts<A>& k, const AdamWState<typename A::T>& s,
+                                     const typename A::T& g) {
   using T = typename A::T;
-  T m1 = a.add(a.mul(a.c("beta1"), s.m), a.mul(a.c("one_minus_beta1"), g));
-  T v1 = a.add(a.mul(a.c("beta2"), s.v), a.mul(a.c("one_minus_beta2"), a.mul(g, g)));
-  T mh = a.div(m1, a.c("bc1"));
-  T vh = a.div(v1, a.c("bc2"));
-  T den = a.add(a.sqrt(vh), a.c("eps"));
-  T W1 = a.sub(a.mul(s.W, a.c("decay")), a.mul(a.c("lr"), a.div(mh, den)));
+  T m1 = a.add(a.mul(k.beta1, s.m), a.mul(k.omb1, g));
+  T v1 = a.add(a.mul(k.beta2, s.v), a.mul(k.omb2, a.mul(g, g)));
+  T mh = a.div(m1, k.bc1);
+  T vh = a.div(v1, k.bc2);
+  T den = a.add(a.sqrt(vh), k.eps);
+  T W1 = a.sub(a.mul(s.W, k.decay), a.mul(k.lr, a.div(mh, den)));
   return {W1, m1, v1};
+}
+
+/// adamw_step with the constants looked up from `a`.
+template <class A>
+AdamWState<typename A::T> adamw_step(A& a, const AdamWState<typename A::T>& s, const typename A::T& g) {
+  return adamw_step(a, AdamWConsts<A>(a), s, g);
 }
 
 /// Second-moment update alone: v1 = β₂·v + (1−β₂)·(g·g).

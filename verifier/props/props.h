@@ -19,6 +19,9 @@ FUSECERT_ENCODER(encode_P3);   // affine reduce-into-state, owner uniqueness, Ad
 FUSECERT_ENCODER(encode_P4);   // micro-batch accumulation into momentum: affine only
 FUSECERT_ENCODER(encode_P5);   // β-folded decay vs conditional routing
 FUSECERT_ENCODER(encode_P6);   // precision gain bound by state dtype
+FUSECERT_ENCODER(encode_P7);   // in-place order: value semantics vs write-after-read after bufferization
+FUSECERT_ENCODER(encode_P8);   // residency = tile without gradient-shaped allocation or escape
+FUSECERT_ENCODER(encode_P9);   // read locality vs tile partition (integer arithmetic, symbolic tiles)
 
 /// The encoder table, in the order `fusecert prove` reports.
 struct EncoderEntry {
@@ -28,6 +31,7 @@ struct EncoderEntry {
 inline constexpr EncoderEntry kEncoders[] = {
     {"P1", encode_P1},  {"P2", encode_P2}, {"P2a", encode_P2a}, {"P2b", encode_P2b}, {"P2c", encode_P2c},
     {"P3", encode_P3},  {"P4", encode_P4}, {"P5", encode_P5},   {"P6", encode_P6},
+    {"P7", encode_P7},  {"P8", encode_P8}, {"P9", encode_P9},
 };
 
 }  // namespace fusecert::verifier::props

@@ -32,10 +32,11 @@ WitnessRun tied_weight(const std::map<std::string, verifier::Param>& p) {
   for (long t = 1; t <= steps; ++t) {
     h.step = static_cast<int>(t);
     F64Arith a(h.constants());
+    model::AdamWConsts<F64Arith> k(a);
     for (size_t e = 0; e < n; ++e) {
       double g1 = rng(), g2 = rng();
-      ref[e] = model::adamw_step(a, ref[e], g1 + g2);
-      fused[e] = model::adamw_step(a, model::adamw_step(a, fused[e], g1), g2);
+      ref[e] = model::adamw_step(a, k, ref[e], g1 + g2);
+      fused[e] = model::adamw_step(a, k, model::adamw_step(a, k, fused[e], g1), g2);
     }
   }
   double num = 0, den = 0;
@@ -179,12 +180,14 @@ WitnessRun precision(const std::map<std::string, verifier::Param>& p) {
     h.step = static_cast<int>(t);
     F64Arith d(h.constants());
     F32Arith f(h.constants());
-    for (size_t e = 0; e < n; ++e) ref[e] = model::adamw_step(d, ref[e], g64[e]);
+    model::AdamWConsts<F64Arith> kd(d);
+    model::AdamWConsts<F32Arith> kf(f);
+    for (size_t e = 0; e < n; ++e) ref[e] = model::adamw_step(d, kd, ref[e], g64[e]);
     for (int c = 0; c < 3; ++c)
       for (int kind = 0; kind < 2; ++kind)
         for (size_t e = 0; e < n; ++e) {
           double g = kind == 0 ? static_cast<double>(g32[e]) : static_cast<double>(round_bf16(g32[e]));
-          auto s = model::adamw_step(f, st[c][kind][e], g);
+          auto s = model::adamw_step(f, kf, st[c][kind][e], g);
           st[c][kind][e] = {store(s.W, cfgs[c].w_bf16), store(s.m, cfgs[c].state_bf16), store(s.v, cfgs[c].state_bf16)};
         }
   }

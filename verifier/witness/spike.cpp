@@ -53,9 +53,10 @@ PolicyRun run_policy(Policy pol, const std::map<std::string, verifier::Param>& p
     model::Hyper hh = h;
     hh.lr = h.lr * c_lr;
     F64Arith a(hh.constants());
+    model::AdamWConsts<F64Arith> k(a);
     double max_dw = 0, vsum = 0;
     for (size_t e = 0; e < n; ++e) {
-      auto s = model::adamw_step(a, {W[e], m[e], v[e]}, c_state * g[e]);
+      auto s = model::adamw_step(a, k, {W[e], m[e], v[e]}, c_state * g[e]);
       max_dw = std::max(max_dw, std::fabs(s.W - W[e]));
       W[e] = s.W;
       m[e] = s.m;

@@ -1,0 +1,101 @@
+// `fusecert prove` end to end: JSON contract, exit codes, parameter errors.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace {
+struct Run {
+  int rc;
+  std::string out;
+};
+Run run(const std::string& args) {
+  std::string cmd = std::string(FUSECERT_BIN) + " " + args + " 2>/dev/null";
+  FILE* p = popen(cmd.c_str(), "r");
+  std::string out;
+  std::array<char, 4096> buf;
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) out.append(buf.data(), n);
+  int st = pclose(p);
+  return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, out};
+}
+}  // namespace
+
+TEST(CliProve, JsonContractForAllNine) {
+  auto r = run("prove P1 P2 P2a P2b P2c P3 P4 P5 P6 --format json");
+  ASSERT_EQ(r.rc, 0) << r.out.substr(0, 2000);
+  auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["propositions"].size(), 9u);
+  std::map<std::string, std::string> want{{"P1", "holds"},   {"P2", "refuted"}, {"P2a", "refuted"},
+                                          {"P2b", "refuted"}, {"P2c", "holds"},  {"P3", "holds"},
+                                          {"P4", "conditional"}, {"P5", "refuted"}, {"P6", "conditional"}};
+  for (const auto& p : j["propositions"]) {
+    std::string id = p["id"];
+    EXPECT_EQ(p["verdict"], want.at(id)) << id;
+    ASSERT_TRUE(p["obligations"].is_array());
+    for (const auto& o : p["obligations"])
+      for (const char* k : {"id", "smt2", "expected", "result", "time_ms"}) EXPECT_TRUE(o.contains(k)) << id << " " << k;
+    EXPECT_TRUE(p.contains("counterexample"));
+    EXPECT_TRUE(p.contains("witness"));
+  }
+  auto find = [&](const std::string& id) {
+    for (const auto& p : j["propositions"])
+      if (p["id"] == id) return p;
+    return nlohmann::json();
+  };
+  EXPECT_TRUE(find("P1")["witness"].contains("tied_weight_rel_error"));
+  EXPECT_TRUE(find("P2a")["witness"].contains("spike_displacement_ratio"));
+  EXPECT_TRUE(find("P3")["witness"].contains("adamw_partials_v_rel_error"));
+  EXPECT_TRUE(find("P5")["witness"].contains("folded_over_correct_ratio"));
+  EXPECT_TRUE(find("P6")["witness"].contains("gain_fp32_state"));
+  EXPECT_TRUE(find("P2c")["witness"].is_null());
+  EXPECT_FALSE(find("P2")["counterexample"].is_null());
+}
+
+TEST(CliProve, Beta1ZeroStillRefutedWithHonestNote) {
+  auto r = run("prove P2 --param beta1=0 --param c=0.37 --format json");
+  EXPECT_EQ(r.rc, 0);
+  auto j = nlohmann::json::parse(r.out);
+  auto& p = j["propositions"][0];
+  EXPECT_EQ(p["params"]["beta1"], "0");
+  EXPECT_EQ(p["params_overridden"], true);
+  std::string notes = p["notes"].dump();
+  EXPECT_NE(notes.find("first moment IS recoverable"), std::string::npos);
+}
+
+TEST(CliProve, VerdictDifferingFromExpectedExitsOne) {
+  EXPECT_EQ(run("prove P2 --param beta1=0 --param beta2=0 --no-witness").rc, 1);
+}
+
+TEST(CliProve, UsageErrorsExitTwo) {
+  EXPECT_EQ(run("prove P99").rc, 2);
+  EXPECT_EQ(run("prove P2 --param bogus=1").rc, 2);
+  EXPECT_EQ(run("prove P2 --param beta1").rc, 2);
+  EXPECT_EQ(run("prove --format xml").rc, 2);
+}
+
+TEST(CliProve, TimeoutIsInconclusiveExitTwo) {
+  auto r = run("prove P1 --timeout-ms 1 --no-witness --format json");
+  EXPECT_EQ(r.rc, 2);
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["propositions"][0]["verdict"], "inconclusive");
+}
+
+TEST(CliProve, CertifyIsDeterministic) {
+  std::string d1 = "/tmp/fusecert_cli_cert1", d2 = "/tmp/fusecert_cli_cert2";
+  std::system(("rm -rf " + d1 + " " + d2).c_str());
+  ASSERT_EQ(run("prove P2 P4 --no-witness --certify " + d1).rc, 0);
+  ASSERT_EQ(run("prove P2 P4 --no-witness --certify " + d2).rc, 0);
+  EXPECT_EQ(std::system(("cmp -s " + d1 + "/P2.cert.json " + d2 + "/P2.cert.json").c_str()), 0);
+  EXPECT_EQ(std::system(("cmp -s " + d1 + "/P4.cert.json " + d2 + "/P4.cert.json").c_str()), 0);
+}
+
+TEST(CliProve, SmtDumpWritesEveryObligation) {
+  std::string d = "/tmp/fusecert_cli_dump";
+  std::system(("rm -rf " + d).c_str());
+  ASSERT_EQ(run("prove P4 --no-witness --smt-dump " + d).rc, 0);
+  EXPECT_EQ(std::system(("test -s " + d + "/P4.momentum.reals.smt2 && test -s " + d + "/P4.adamw_v.reals.smt2").c_str()), 0);
+}

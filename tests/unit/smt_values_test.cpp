@@ -1,0 +1,67 @@
+// verifier/smt: IEEE decoding, exact decimals, model rendering, answers.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "verifier/smt/arith.h"
+#include "verifier/smt/query.h"
+#include "verifier/smt/values.h"
+
+using namespace fusecert::smt;
+
+TEST(Values, DecodeBinary32AndBf16) {
+  EXPECT_EQ(decode_fp(0x3f800000, 8, 24), 1.0);
+  EXPECT_EQ(decode_fp(0xbfc00000, 8, 24), -1.5);
+  EXPECT_EQ(decode_fp(0x00000001, 8, 24), std::ldexp(1.0, -149));  // smallest subnormal
+  EXPECT_TRUE(std::isinf(decode_fp(0x7f800000, 8, 24)));
+  EXPECT_TRUE(std::isnan(decode_fp(0x7fc00000, 8, 24)));
+  EXPECT_EQ(decode_fp(0x3f80, 8, 8), 1.0);
+  EXPECT_EQ(decode_fp(0x4049, 8, 8), 3.140625);
+}
+
+TEST(Values, HexAndDecimal) {
+  EXPECT_EQ(hex_bits(0x3f80, 16), "0x3f80");
+  EXPECT_EQ(hex_bits(0x1, 32), "0x00000001");
+  EXPECT_EQ(exact_decimal(0.9), "0.9");
+  EXPECT_EQ(exact_decimal(1e-8), "0.00000001");
+  EXPECT_EQ(exact_decimal(-2.5), "-2.5");
+  EXPECT_EQ(exact_decimal(1e3), "1000.0");
+}
+
+TEST(Query, ModelFpValuesCarryBits) {
+  z3::context ctx;
+  FpArith fp(ctx, 8, 24, {});
+  z3::expr x = fp.var("x");
+  Query q(ctx);
+  q.add(x == fp.num(1.5));
+  auto r = q.check(5000);
+  ASSERT_EQ(r.answer, Answer::Sat);
+  ASSERT_EQ(r.model.size(), 1u);
+  EXPECT_EQ(r.model[0].bits, "0x3fc00000");
+  EXPECT_EQ(r.model[0].value, "1.5");
+}
+
+TEST(Query, SubnormalAndNegativeBits) {
+  z3::context ctx;
+  FpArith fp(ctx, 8, 24, {});
+  z3::expr x = fp.var("x"), y = fp.var("y");
+  Query q(ctx);
+  q.add(x == fp.num(std::ldexp(1.0, -149)) && y == fp.num(-0.0));
+  auto r = q.check(5000);
+  ASSERT_EQ(r.answer, Answer::Sat);
+  EXPECT_EQ(r.model[0].bits, "0x00000001");
+  EXPECT_EQ(r.model[1].bits, "0x80000000");
+}
+
+TEST(Query, ParseErrorIsErrorNotVerdict) {
+  auto r = solve_smt2("(assert (> x 0))", 1000);  // x undeclared
+  EXPECT_EQ(r.answer, Answer::Error);
+  EXPECT_FALSE(r.reason.empty());
+}
+
+TEST(Query, AnswerSpelling) {
+  EXPECT_EQ(to_string(Answer::Timeout), "timeout");
+  EXPECT_EQ(parse_answer("unsat"), Answer::Unsat);
+  EXPECT_FALSE(parse_answer("proved").has_value());
+  EXPECT_FALSE(is_definite(Answer::Unknown));
+}
