@@ -2,7 +2,10 @@
 
 #include <z3.h>
 
+#include <algorithm>
+#include <atomic>
 #include <filesystem>
+#include <thread>
 
 #include "support/files.h"
 #include "support/sha256.h"
@@ -46,7 +49,21 @@ InputReport certify_text(const std::string& text, const std::string& file, unsig
                        "linalg.matmul fed by linalg.transpose, K-major contraction linalg.generic, tessera.matmul "
                        "{transposeA = true} and tessera.training.wgrad_*)",
                        {}});
-  for (auto& c : cands) r.candidates.push_back(guards::check_candidate(m, c, timeout_ms));
+  // Candidates are independent: check them on up to 4 threads (results keep
+  // program order; every shared table below verifier/smt is locked).
+  r.candidates.resize(cands.size());
+  const size_t nthreads = std::min<size_t>({cands.size(), 4, std::max(1u, std::thread::hardware_concurrency())});
+  if (nthreads <= 1) {
+    for (size_t i = 0; i < cands.size(); ++i) r.candidates[i] = guards::check_candidate(m, cands[i], timeout_ms);
+  } else {
+    std::atomic<size_t> next{0};
+    std::vector<std::thread> pool;
+    for (size_t t = 0; t < nthreads; ++t)
+      pool.emplace_back([&] {
+        for (size_t i = next++; i < cands.size(); i = next++) r.candidates[i] = guards::check_candidate(m, cands[i], timeout_ms);
+      });
+    for (auto& th : pool) th.join();
+  }
   // Unknown ops make every verdict in the module unsafe to trust: fail closed.
   bool unknown = false;
   for (auto& d : r.diags) unknown = unknown || (d.rule == "input" && d.severity == "error");
@@ -135,10 +152,10 @@ json obligation_json(const guards::Obligation& o, bool with_time) {
             {"claim", o.claim},     {"decides", o.decides},         {"expected", o.expected},
             {"actual", o.actual},   {"evidence", o.evidence}};
   if (o.how == "smt") {
-    j["smt2"] = o.smt2;
+    j["smt2"] = *o.smt2;
     j["logic"] = o.logic;
     j["fp_exp"] = o.fp_exp;
-    j["smt2_sha256"] = support::sha256_hex(o.smt2);
+    j["smt2_sha256"] = support::sha256_hex(*o.smt2);
     if (!o.reason.empty()) j["reason"] = o.reason;
   }
   if (with_time) j["time_ms"] = o.time_ms;

@@ -79,7 +79,7 @@ void guard_accumulator(GuardContext& g) {
   auto& o = g.smt("P6.gain_bound",
                   "the precision gain of the fused epilogue is at most 1 + u(" + storage + ")/u(" + state + ") = " +
                       smt::exact_decimal(bound) + " (error-budget model over the reals)",
-                  gain_query(ug, us), "unsat", "QF_NRA", /*decides=*/false);
+                  memo_query("gain:" + std::to_string(ug) + ":" + std::to_string(us), [&] { return gain_query(ug, us); }), "unsat", "QF_NRA", /*decides=*/false);
   o.evidence = "accumulator " + accum + ", storage " + storage + ", state " + state;
   if (o.actual == "unsat" && bound <= 2.0) {
     auto& d = g.warning("P6", "P6.gain_bound", cons->loc,

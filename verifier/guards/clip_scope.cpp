@@ -36,7 +36,7 @@ void guard_clip_scope(GuardContext& g) {
     if (op.name != "tessera.clip_by_global_norm") continue;
     g.structural(id, claim, "violated", op.name + " at " + op.loc.str() + " reads the weight gradient");
     auto& o = g.smt("P2.recoverable", "an O(1)-space epilogue can recover the clipped moment m_t(c) from m_t(1), c and |g|",
-                    impossibility_query(), "unsat", "QF_NRA");
+                    memo_query("p2:impossibility", [] { return impossibility_query(); }), "unsat", "QF_NRA");
     (void)o;
     auto& d = g.error("P2", id, op.loc,
                       "cannot fuse the optimizer into the weight-gradient epilogue: " + op.name +
@@ -58,7 +58,7 @@ void guard_clip_scope(GuardContext& g) {
   if (v == "global") {
     g.structural(id, claim, "violated", "grad_clip_scope = \"global\" on " + cons->name + " at " + cons->loc.str());
     g.smt("P2.recoverable", "an O(1)-space epilogue can recover the clipped moment m_t(c) from m_t(1), c and |g|",
-          impossibility_query(), "unsat", "QF_NRA");
+          memo_query("p2:impossibility", [] { return impossibility_query(); }), "unsat", "QF_NRA");
     auto& d = g.error("P2", id, cons->loc,
                       "cannot fuse " + cons->name +
                           " into the weight-gradient epilogue: grad_clip_scope = \"global\" needs the norm of every "

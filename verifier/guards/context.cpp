@@ -1,5 +1,7 @@
 // GuardContext helpers, the verdict rule, and the per-candidate driver.
 #include <chrono>
+#include <mutex>
+#include <unordered_map>
 
 #include "verifier/guards/guards.h"
 
@@ -29,7 +31,7 @@ Obligation& GuardContext::structural(const std::string& id, const std::string& c
   return out.obligations.back();
 }
 
-Obligation& GuardContext::smt(const std::string& id, const std::string& claim, const std::string& text,
+Obligation& GuardContext::smt(const std::string& id, const std::string& claim, std::shared_ptr<const std::string> text,
                               const std::string& expected, const std::string& logic, bool decides) {
   Obligation o;
   o.id = id;
@@ -40,9 +42,29 @@ Obligation& GuardContext::smt(const std::string& id, const std::string& claim, c
   o.expected = expected;
   o.smt2 = text;
   o.logic = logic;
-  o.fp_exp = text.find("(_ FloatingPoint 8 8)") != std::string::npos ||
-             text.find("(_ FloatingPoint 5 11)") != std::string::npos;
-  smt::CheckResult r = smt::solve_smt2(text, timeout_ms);
+  o.fp_exp = text->find("(_ FloatingPoint 8 8)") != std::string::npos ||
+             text->find("(_ FloatingPoint 5 11)") != std::string::npos;
+  // Identical (memoized) query texts share one object: answer them once
+  // without re-hashing the text for the solver cache.
+  static std::mutex mu;
+  static std::unordered_map<const std::string*, std::pair<std::weak_ptr<const std::string>, smt::CheckResult>> seen;
+  smt::CheckResult r;
+  bool hit = false;
+  {
+    std::lock_guard<std::mutex> l(mu);
+    auto it = seen.find(text.get());
+    if (it != seen.end() && !it->second.first.expired() && it->second.first.lock() == text) {
+      r = it->second.second;
+      hit = true;
+    }
+  }
+  if (!hit) {
+    r = smt::solve_smt2(*text, timeout_ms);
+    if (smt::is_definite(r.answer)) {
+      std::lock_guard<std::mutex> l(mu);
+      seen[text.get()] = {text, r};
+    }
+  }
   o.actual = std::string(smt::to_string(r.answer));
   o.time_ms = r.time_ms;
   o.reason = r.reason;
@@ -73,6 +95,18 @@ const ir::Attr* GuardContext::require(const ir::Op& op, const std::string& key, 
                       meaning + ")");
   d.notes.push_back(producer_note("weight-gradient producer of this candidate"));
   return nullptr;
+}
+
+std::shared_ptr<const std::string> memo_query(const std::string& key, const std::function<std::string()>& build) {
+  static std::mutex mu;
+  static std::unordered_map<std::string, std::shared_ptr<const std::string>> table;
+  {
+    std::lock_guard<std::mutex> l(mu);
+    if (auto it = table.find(key); it != table.end()) return it->second;
+  }
+  auto v = std::make_shared<const std::string>(build());
+  std::lock_guard<std::mutex> l(mu);
+  return table.emplace(key, v).first->second;
 }
 
 std::string decide(const std::vector<Obligation>& obs) {

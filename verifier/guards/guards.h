@@ -14,6 +14,8 @@
 //   in-place order   inplace_order.cpp  P7
 //   residency        residency.cpp      P8
 #pragma once
+#include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -50,7 +52,7 @@ struct Obligation {
   std::string expected;    ///< structural: "holds"; smt: "unsat" / "sat"
   std::string actual;      ///< structural: holds | violated | missing; smt: the solver's answer
   std::string evidence;    ///< structural: what was counted / found
-  std::string smt2;        ///< smt only
+  std::shared_ptr<const std::string> smt2;  ///< smt only: the text (shared by identical obligations)
   std::string logic;       ///< smt only: QF_LIA, QF_NRA, QF_FP
   bool fp_exp = false;     ///< smt only: uses non-standard FP sorts (bf16): cvc5 needs --fp-exp
   double time_ms = 0;      ///< reported, never written into certificates
@@ -95,8 +97,12 @@ struct GuardContext {
   Obligation& structural(const std::string& id, const std::string& claim, const std::string& actual,
                          const std::string& evidence, bool decides = true);
   /// Adds and solves an SMT obligation.
-  Obligation& smt(const std::string& id, const std::string& claim, const std::string& smt2,
+  Obligation& smt(const std::string& id, const std::string& claim, std::shared_ptr<const std::string> smt2,
                   const std::string& expected, const std::string& logic, bool decides = true);
+  Obligation& smt(const std::string& id, const std::string& claim, const std::string& smt2,
+                  const std::string& expected, const std::string& logic, bool decides = true) {
+    return smt(id, claim, std::make_shared<const std::string>(smt2), expected, logic, decides);
+  }
   Diagnostic& error(const std::string& prop, const std::string& rule, const ir::Loc& loc, const std::string& msg);
   Diagnostic& warning(const std::string& prop, const std::string& rule, const ir::Loc& loc, const std::string& msg);
   /// A required semantic key on `op`: returns it, or records a `missing`
@@ -120,6 +126,11 @@ void guard_residency(GuardContext& g);      // P8
 /// illegal if a deciding obligation definitely failed; inconclusive if one is
 /// missing / unknown / timed out / errored; legal otherwise.
 CandidateReport check_candidate(const ir::Module& m, const ir::Candidate& c, unsigned timeout_ms);
+
+/// Query texts depend only on a few parameters; build each once per process
+/// (10,000 candidates share a handful of distinct queries, whose answers the
+/// solver cache in verifier/smt then reuses).
+std::shared_ptr<const std::string> memo_query(const std::string& key, const std::function<std::string()>& build);
 
 /// The verdict rule, shared with check-cert.
 std::string decide(const std::vector<Obligation>& obs);

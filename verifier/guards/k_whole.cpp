@@ -104,7 +104,7 @@ void guard_k_whole(GuardContext& g) {
             ") gives the same " + accum + " bits as the one-shot order for every finite input (K = 4 unrolled" +
             (splits > 1 ? ", the split modelled as 2 partial sums; the refutation pins p0 = 2^" + std::to_string(sb) +
                               ", p1 = 1" : "") + ")",
-        k_order_query(std::min(splits, 2u), eb, sb), "unsat", "QF_FP");
+        memo_query("k_order:" + std::to_string(std::min(splits, 2u)) + ":" + std::to_string(eb) + ":" + std::to_string(sb), [&] { return k_order_query(std::min(splits, 2u), eb, sb); }), "unsat", "QF_FP");
 }
 
 }  // namespace fusecert::guards

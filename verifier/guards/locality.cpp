@@ -82,7 +82,7 @@ void guard_locality(GuardContext& g) {
   }
   Obligation* o = nullptr;
   try {
-    o = &g.smt(id, claim, ir::locality_query(prob), "unsat", "QF_LIA");
+    o = &g.smt(id, claim, ir::locality_query_shared(prob), "unsat", "QF_LIA");
   } catch (const std::exception& e) {
     g.structural(id, claim, "missing", std::string("cannot encode the indexing maps: ") + e.what());
     g.error("P9", id, cons->loc, std::string("cannot encode the consumer's indexing maps: ") + e.what());

@@ -72,13 +72,13 @@ void guard_routing(GuardContext& g) {
                  "routing = \"conditional\"; tessera.optim.decay at " + decay->loc.str() +
                      " decays the same state on steps without a gradient");
     g.smt("P5.decay_pass", "fused update on routed steps + decay pass on unrouted steps equals the per-step reference",
-          folded_query(true, second), "unsat", "QF_NRA");
+          memo_query(std::string("folded:1:") + (second ? "1" : "0"), [&] { return folded_query(true, second); }), "unsat", "QF_NRA");
     return;
   }
   g.structural(id, claim, "violated",
                "routing = \"conditional\" on " + cons->name + " and no tessera.optim.decay covers its state");
   g.smt("P5.decay_pass", "the β-folded fused update equals the per-step reference on every step",
-        folded_query(false, second), "unsat", "QF_NRA");
+        memo_query(std::string("folded:0:") + (second ? "1" : "0"), [&] { return folded_query(false, second); }), "unsat", "QF_NRA");
   auto& d = g.error("P5", id, cons->loc,
                     "cannot fold the state decay of " + cons->name +
                         " into the weight-gradient epilogue: routing = \"conditional\" skips the update (and the "

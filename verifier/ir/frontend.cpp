@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <unordered_map>
 
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
@@ -78,7 +79,6 @@ Type to_type(mlir::Type t) {
 
 Attr to_attr(mlir::Attribute a) {
   Attr out;
-  out.text = print(a);
   if (auto s = mlir::dyn_cast<mlir::StringAttr>(a)) {
     out.kind = Attr::Kind::String;
     out.text = s.getValue().str();
@@ -102,6 +102,7 @@ Attr to_attr(mlir::Attribute a) {
     out.kind = Attr::Kind::Array;
     for (auto e : arr) out.items.emplace_back("", to_attr(e));
   }
+  if (out.kind != Attr::Kind::String) out.text = print(a);
   return out;
 }
 
@@ -139,7 +140,7 @@ AffineMap to_map(mlir::AffineMap m) {
 
 struct Translator {
   Module mod;
-  std::map<const void*, int> value_ids;  // mlir::Value opaque pointer → id
+  std::unordered_map<const void*, int> value_ids;  // mlir::Value opaque pointer → id
 
   int value_id(mlir::Value v) {
     auto it = value_ids.find(v.getAsOpaquePointer());
@@ -150,9 +151,10 @@ struct Translator {
     nv.loc = to_loc(v.getLoc());
     if (auto r = mlir::dyn_cast<mlir::OpResult>(v)) nv.result_no = static_cast<int>(r.getResultNumber());
     if (auto a = mlir::dyn_cast<mlir::BlockArgument>(v)) nv.arg_no = static_cast<int>(a.getArgNumber());
-    mod.values.push_back(nv);
-    value_ids.emplace(v.getAsOpaquePointer(), nv.id);
-    return nv.id;
+    const int id = nv.id;
+    mod.values.push_back(std::move(nv));
+    value_ids.emplace(v.getAsOpaquePointer(), id);
+    return id;
   }
 
   Body to_body(mlir::Block& block) {
@@ -218,7 +220,12 @@ struct Translator {
     o.registered = op->isRegistered();
     o.func = func_id;
     o.index = static_cast<int>(mod.funcs[func_id].ops.size());
-    for (auto nv : op->getAttrs()) o.attrs.emplace_back(nv.getName().str(), to_attr(nv.getValue()));
+    for (auto nv : op->getAttrs()) {
+      // Linalg's structural attributes are read through the interface below.
+      auto name = nv.getName().strref();
+      if (name == "indexing_maps" || name == "iterator_types" || name == "operandSegmentSizes") continue;
+      o.attrs.emplace_back(name.str(), to_attr(nv.getValue()));
+    }
     if (auto l = mlir::dyn_cast<mlir::linalg::LinalgOp>(op)) {
       o.num_inputs = static_cast<int>(l.getNumDpsInputs());
       for (auto m : l.getIndexingMapsArray()) o.maps.push_back(to_map(m));
@@ -227,23 +234,25 @@ struct Translator {
     } else if (auto d = mlir::dyn_cast<mlir::DestinationStyleOpInterface>(op)) {
       o.num_inputs = static_cast<int>(d.getNumDpsInputs());
     }
-    mod.ops.push_back(o);
-    mod.funcs[func_id].ops.push_back(o.id);
+    const int oid = o.id;
+    const std::string oname = o.name;
+    mod.ops.push_back(std::move(o));
+    mod.funcs[func_id].ops.push_back(oid);
     std::vector<int> operands, results;
     for (auto& use : op->getOpOperands()) {
       int v = value_id(use.get());
       operands.push_back(v);
-      mod.values[v].uses.emplace_back(o.id, static_cast<int>(use.getOperandNumber()));
+      mod.values[v].uses.emplace_back(oid, static_cast<int>(use.getOperandNumber()));
     }
     for (auto r : op->getResults()) {
       int v = value_id(r);
-      mod.values[v].def_op = o.id;
+      mod.values[v].def_op = oid;
       results.push_back(v);
     }
-    mod.ops[o.id].operands = std::move(operands);
-    mod.ops[o.id].results = std::move(results);
-    if (o.name == "linalg.generic" && op->getNumRegions() == 1 && !op->getRegion(0).empty()) {
-      mod.ops[o.id].body = to_body(op->getRegion(0).front());
+    mod.ops[oid].operands = std::move(operands);
+    mod.ops[oid].results = std::move(results);
+    if (oname == "linalg.generic" && op->getNumRegions() == 1 && !op->getRegion(0).empty()) {
+      mod.ops[oid].body = to_body(op->getRegion(0).front());
       return;  // the body is captured as an expression DAG, not as ops
     }
     if (mlir::isa<mlir::linalg::LinalgOp>(op)) return;  // named ops: implicit scalar bodies
@@ -294,6 +303,13 @@ LoadResult parse_mlir(const std::string& text, const std::string& filename) {
   }
   Translator t;
   t.mod.file = filename;
+  {
+    size_t nops = 0;
+    module->walk([&](mlir::Operation*) { ++nops; });
+    t.mod.ops.reserve(nops);
+    t.mod.values.reserve(2 * nops);
+    t.value_ids.reserve(2 * nops);
+  }
   module->walk([&](mlir::func::FuncOp f) {
     Func fn;
     fn.name = f.getSymName().str();

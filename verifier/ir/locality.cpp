@@ -1,6 +1,11 @@
 #include "verifier/ir/locality.h"
 
+#include <functional>
+#include <memory>
+
+#include <mutex>
 #include <stdexcept>
+#include <unordered_map>
 
 #include "verifier/smt/query.h"
 
@@ -85,6 +90,42 @@ z3::expr same(z3::context& c, const std::vector<z3::expr>& a, const std::vector<
   return all;
 }
 
+void key_expr(const AffineExpr& e, std::string& k) {
+  k += "(" + std::to_string(static_cast<int>(e.kind)) + ":" + std::to_string(e.value);
+  if (e.lhs) key_expr(*e.lhs, k);
+  if (e.rhs) key_expr(*e.rhs, k);
+  k += ")";
+}
+void key_map(const AffineMap& m, std::string& k) {
+  k += "[";
+  for (auto& e : m.results) key_expr(e, k);
+  k += "]";
+}
+/// A canonical key of the problem: equal keys give equal query texts, so the
+/// text (and, through the solver cache, the answer) is built once.
+std::string key(const LocalityProblem& p, const std::string& what) {
+  std::string k = what + "|";
+  for (bool b : p.reduction) k += b ? 'r' : 'p';
+  for (auto d : p.dim_sizes) k += "," + std::to_string(d);
+  k += "|g";
+  key_map(p.grad_map, k);
+  for (auto& m : p.out_maps) key_map(m, k);
+  for (bool b : p.full_tiles) k += b ? 'F' : 'f';
+  for (auto d : p.grad_sizes) k += "," + std::to_string(d);
+  return k;
+}
+std::shared_ptr<const std::string> memo(const std::string& k, const std::function<std::string()>& build) {
+  static std::mutex mu;
+  static std::unordered_map<std::string, std::shared_ptr<const std::string>> table;
+  {
+    std::lock_guard<std::mutex> l(mu);
+    if (auto it = table.find(k); it != table.end()) return it->second;
+  }
+  auto v = std::make_shared<const std::string>(build());
+  std::lock_guard<std::mutex> l(mu);
+  return table.emplace(k, v).first->second;
+}
+
 void check_shape(const LocalityProblem& p) {
   if (p.dim_sizes.size() != p.reduction.size())
     throw std::invalid_argument("locality problem: loop bounds and iterator kinds disagree");
@@ -94,8 +135,17 @@ void check_shape(const LocalityProblem& p) {
 
 }  // namespace
 
-std::string locality_query(const LocalityProblem& p) {
+std::string build_locality(const LocalityProblem& p);
+std::string build_spread(const LocalityProblem& p, unsigned r);
+
+std::string locality_query(const LocalityProblem& p) { return *locality_query_shared(p); }
+
+std::shared_ptr<const std::string> locality_query_shared(const LocalityProblem& p) {
   check_shape(p);
+  return memo(key(p, "locality"), [&] { return build_locality(p); });
+}
+
+std::string build_locality(const LocalityProblem& p) {
   z3::context c;
   smt::Query q(c);
   auto xs = point(c, q, p, "x");
@@ -107,6 +157,14 @@ std::string locality_query(const LocalityProblem& p) {
     T.push_back(c.int_const(("T" + std::to_string(r)).c_str()));
     o.push_back(c.int_const(("o" + std::to_string(r)).c_str()));
     q.add(T[r] >= 1);
+    if (r < p.full_tiles.size() && p.full_tiles[r]) {
+      // The tile spans the whole gradient dimension r: origin ≤ 0, end ≥ extent.
+      z3::expr ext = r < p.grad_sizes.size() && p.grad_sizes[r] >= 0
+                         ? c.int_val(static_cast<int64_t>(p.grad_sizes[r]))
+                         : c.int_const(("g" + std::to_string(r)).c_str());
+      q.add(o[r] <= 0 && o[r] + T[r] >= ext);
+      q.add(gx[r] < ext && gy[r] < ext);
+    }
   }
   auto in_tile = [&](const std::vector<z3::expr>& a) {
     z3::expr in = c.bool_val(true);
@@ -126,6 +184,10 @@ std::string locality_query(const LocalityProblem& p) {
 std::string spread_query(const LocalityProblem& p, unsigned r) {
   check_shape(p);
   if (r >= p.grad_map.results.size()) throw std::invalid_argument("spread_query: no such gradient dimension");
+  return *memo(key(p, "spread" + std::to_string(r)), [&] { return build_spread(p, r); });
+}
+
+std::string build_spread(const LocalityProblem& p, unsigned r) {
   z3::context c;
   smt::Query q(c);
   auto xs = point(c, q, p, "x");
@@ -189,6 +251,7 @@ LocalityProblem problem_for(Locality l, const std::vector<int64_t>& shape) {
       p.grad_map.results = {D(2), D(3)};
       break;
   }
+  p.grad_sizes = {M, N};
   p.grad_map.num_dims = static_cast<unsigned>(p.reduction.size());
   out.num_dims = p.grad_map.num_dims;
   p.out_maps = {out};

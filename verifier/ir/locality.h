@@ -8,6 +8,7 @@
 //   coordinate ⊏ row/column ⊏ block ⊏ tensor ⊏ layer ⊏ global.
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -28,6 +29,10 @@ struct LocalityProblem {
   std::vector<int64_t> dim_sizes;     ///< per iteration dimension; -1 = symbolic (≥ 1)
   AffineMap grad_map;                 ///< indexing map of the gradient (producer result) operand
   std::vector<AffineMap> out_maps;    ///< indexing maps of the consumer's outputs
+  /// Optional: gradient dimensions whose producer tile spans the whole
+  /// dimension (row panels: {false, true}); needs grad_sizes for those dims.
+  std::vector<bool> full_tiles;
+  std::vector<int64_t> grad_sizes;    ///< gradient extent per dimension (-1 = symbolic)
 };
 
 /// The obligation P9.locality as SMT-LIB2 (QF_LIA). It asserts the negation
@@ -42,6 +47,8 @@ struct LocalityProblem {
 /// A `sat` model is the counterexample: a tile size and two points.
 /// Symbolic tile origins cover every tile placement (aligned grids included).
 std::string locality_query(const LocalityProblem& p);
+/// The same text, shared: equal problems return the same object (built once).
+std::shared_ptr<const std::string> locality_query_shared(const LocalityProblem& p);
 
 /// SMT-LIB2 (QF_LIA): two iteration points that write one output element but
 /// read the gradient at different indices along gradient dimension `r`.

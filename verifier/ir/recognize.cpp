@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <map>
+#include <mutex>
 #include <random>
 
 #include "verifier/model/hyper.h"
@@ -104,8 +106,53 @@ std::map<std::string, double> constants(const model::Hyper& h, bool f32) {
 
 }  // namespace
 
+namespace {
+Recognition recognize_uncached(const Body& body, int grad_arg, int num_inputs,
+                               const std::function<const Attr*(const std::string&)>& attr, unsigned timeout_ms);
+
+/// Everything the recognition depends on: the body DAG, the operand layout
+/// and the declared hyper-parameters.
+std::string recognition_key(const Body& body, int grad_arg, int num_inputs,
+                            const std::function<const Attr*(const std::string&)>& attr) {
+  std::string k = std::to_string(grad_arg) + "/" + std::to_string(num_inputs) + "/" + std::to_string(body.num_args);
+  char buf[64];
+  for (auto& n : body.nodes) {
+    std::snprintf(buf, sizeof buf, "%a", n.value);
+    k += "|" + std::to_string(static_cast<int>(n.kind)) + n.op + ":" + std::to_string(n.arg) + ":" + buf + ":" + n.type;
+    for (int o : n.operands) k += "," + std::to_string(o);
+  }
+  k += "|y";
+  for (int y : body.yields) k += "," + std::to_string(y);
+  for (auto& u : body.unsupported) k += "|u" + u;
+  for (const char* name : {"optimizer", "lr", "beta1", "beta2", "eps", "weight_decay", "step", "momentum"})
+    if (const Attr* a = attr(name)) {
+      std::snprintf(buf, sizeof buf, "%a", a->num);
+      k += std::string("|") + name + "=" + std::to_string(static_cast<int>(a->kind)) + a->text + buf;
+    }
+  return k;
+}
+}  // namespace
+
 Recognition recognize(const Body& body, int grad_arg, int num_inputs,
                       const std::function<const Attr*(const std::string&)>& attr, unsigned timeout_ms) {
+  static std::mutex mu;
+  static std::map<std::string, Recognition> table;
+  const std::string k = recognition_key(body, grad_arg, num_inputs, attr);
+  {
+    std::lock_guard<std::mutex> l(mu);
+    if (auto it = table.find(k); it != table.end()) return it->second;
+  }
+  Recognition r = recognize_uncached(body, grad_arg, num_inputs, attr, timeout_ms);
+  if (smt::is_definite(r.result.answer) || r.smt2.empty()) {
+    std::lock_guard<std::mutex> l(mu);
+    table.emplace(k, r);
+  }
+  return r;
+}
+
+namespace {
+Recognition recognize_uncached(const Body& body, int grad_arg, int num_inputs,
+                               const std::function<const Attr*(const std::string&)>& attr, unsigned timeout_ms) {
   Recognition rec;
   if (const Attr* d = attr("optimizer"); d && d->kind == Attr::Kind::String) rec.declared = d->text;
   if (!body.unsupported.empty()) {
@@ -231,5 +278,7 @@ Recognition recognize(const Body& body, int grad_arg, int num_inputs,
   }
   return rec;
 }
+
+}  // namespace
 
 }  // namespace fusecert::ir
