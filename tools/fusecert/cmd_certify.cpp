@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "support/files.h"
+#include "tools/fusecert/certify_tree.h"
 #include "tools/fusecert/commands.h"
 #include "verifier/cert/certify.h"
 
@@ -28,7 +29,12 @@ void add_certify_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--out", o->out, "folder for the certificates (one JSON file per candidate)");
   cmd->add_option("--format", o->format, "diagnostics format")->check(CLI::IsMember({"text", "json", "sarif"}));
   cmd->add_option("--timeout-ms", o->timeout_ms, "per SMT query; 0 = no limit (default 20000)");
-  cmd->callback([o, &exit_code]() {
+  auto tree = add_certify_tree_options(cmd);  // folders, globs, --shard, --merge: certify_tree.cpp
+  cmd->callback([o, tree, &exit_code]() {
+    if (tree->active(o->files)) {
+      exit_code = run_certify_tree(o->files, o->out, o->format, o->timeout_ms, *tree);
+      return;
+    }
     std::vector<cert::InputReport> reports;
     if (o->files.empty())
       reports.push_back(cert::certify_text(cert::embedded_training_step(), cert::kEmbeddedName, o->timeout_ms));

@@ -14,5 +14,9 @@ void add_kernels_command(CLI::App& app, int& exit_code);
 /// certificates (verifier/ir, verifier/guards, verifier/cert).
 void add_certify_command(CLI::App& app, int& exit_code);
 void add_check_cert_command(CLI::App& app, int& exit_code);
+/// `fusecert shell` and `fusecert query`: the proof shell (shell/, cmd_shell.cpp).
+void add_shell_command(CLI::App& app, int& exit_code);
+/// `fusecert hook install|uninstall`: the git pre-commit hook (cmd_hook.cpp).
+void add_hook_command(CLI::App& app, int& exit_code);
 
 }  // namespace fusecert::cli

@@ -13,6 +13,8 @@ int main(int argc, char** argv) {
   fusecert::cli::add_kernels_command(app, exit_code);
   fusecert::cli::add_certify_command(app, exit_code);
   fusecert::cli::add_check_cert_command(app, exit_code);
+  fusecert::cli::add_shell_command(app, exit_code);
+  fusecert::cli::add_hook_command(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,0 +1,101 @@
+// The interactive loop over libedit's readline interface.
+#include "shell/repl.h"
+
+#include <editline/readline.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+#include <string>
+#include <vector>
+
+namespace fusecert::shell {
+
+namespace {
+Session* g_session = nullptr;
+std::vector<std::string> g_matches;
+char g_word_breaks[] = " \t\n";
+
+char* match_generator(const char*, int state) {
+  static size_t next = 0;
+  if (state == 0) next = 0;
+  return next < g_matches.size() ? strdup(g_matches[next++].c_str()) : nullptr;
+}
+
+char** attempt_completion(const char* text, int, int end) {
+  rl_attempted_completion_over = 1;  // never fall back to libedit's own file names
+  std::string before(rl_line_buffer, rl_line_buffer + std::max(0, end));
+  g_matches = g_session->complete(before);
+  if (g_matches.empty()) return nullptr;
+  bool open = std::all_of(g_matches.begin(), g_matches.end(), [](const std::string& m) {
+    return !m.empty() && (m.back() == '=' || m.back() == '/' || m.back() == '.');
+  });
+  rl_completion_append_character = open ? '\0' : ' ';
+  return rl_completion_matches(text, match_generator);
+}
+
+/// Reads one command, continuing `solve` lines while parentheses are open.
+/// Returns false on end of input with nothing read.
+bool read_command(std::string& out) {
+  char* line = readline("fusecert> ");
+  if (!line) return false;
+  out = line;
+  free(line);
+  while (needs_continuation(out)) {
+    char* more = readline("     ...> ");
+    if (!more) break;
+    out += "\n";
+    out += more;
+    free(more);
+  }
+  return true;
+}
+}  // namespace
+
+std::string default_history_file() {
+  if (const char* h = std::getenv("FUSECERT_HISTORY")) return h;
+  if (const char* home = std::getenv("HOME"); home && *home) return std::string(home) + "/.fusecert_history";
+  return "";
+}
+
+int run_repl(Session& s, const ReplOptions& opt) {
+  g_session = &s;
+  rl_readline_name = const_cast<char*>("fusecert");
+  rl_completer_word_break_characters = g_word_breaks;
+  rl_attempted_completion_function = attempt_completion;
+  using_history();
+  stifle_history(2000);
+  if (!opt.history_file.empty()) read_history(opt.history_file.c_str());
+  if (!opt.banner.empty()) std::cout << opt.banner << std::flush;
+
+  std::string cmd;
+  while (read_command(cmd)) {
+    if (cmd.find_first_not_of(" \t\r\n") == std::string::npos) continue;
+    add_history(cmd.c_str());
+    Reply r = s.execute(cmd);
+    std::cout << r.text << std::flush;
+    if (r.quit) break;
+  }
+  if (!opt.history_file.empty()) write_history(opt.history_file.c_str());
+  std::cout << "\n" << std::flush;
+  g_session = nullptr;
+  return 0;
+}
+
+int run_script(Session& s, std::istream& in, std::ostream& out, std::ostream& err) {
+  int worst = 0;
+  std::string line, cmd;
+  while (std::getline(in, line)) {
+    cmd = line;
+    while (needs_continuation(cmd) && std::getline(in, line)) cmd += "\n" + line;
+    Reply r = s.execute(cmd);
+    (r.status == kAnswered ? out : err) << r.text << std::flush;
+    worst = std::max(worst, r.status);
+    if (r.quit) break;
+  }
+  return worst;
+}
+
+}  // namespace fusecert::shell

@@ -1,0 +1,224 @@
+// Session: the command table, the tokenizer, dispatch, `set` and `help`.
+#include "shell/session.h"
+
+#include <algorithm>
+#include <sstream>
+#include <stdexcept>
+
+namespace fusecert::shell {
+
+using nlohmann::ordered_json;
+
+const std::vector<CommandInfo>& commands() {
+  static const std::vector<CommandInfo> table = {
+      {"list", "list", "list the propositions: id, expected verdict, title", {}},
+      {"show", "show ID", "statement, assumptions, parameters, verdict and the assessment's wording of one proposition",
+       {"prop"}},
+      {"prove", "prove ID [name=value...]",
+       "prove one proposition, parameters changed; with changes, also says what differs from the defaults",
+       {"prop", "param"}},
+      {"cx", "cx [ID]", "the last counterexample (of ID, or of the last proof) with every variable", {"prop"}},
+      {"obligations", "obligations [ID]", "the obligations of the last proof of ID: id, answer, claim", {"prop"}},
+      {"smt", "smt OBLIGATION", "print an obligation's SMT-LIB2 (e.g. smt P2.clip.refute)", {"obligation"}},
+      {"solve", "solve SMT-LIB2...", "run a raw SMT-LIB2 query (declarations + assertions; may span lines)", {}},
+      {"load", "load FILE.mlir", "certify an .mlir file and number its fusion candidates", {"file"}},
+      {"candidates", "candidates", "the loaded candidates with their verdicts", {}},
+      {"why", "why N", "why candidate N is illegal (or inconclusive): diagnostics, failed obligations, counterexample",
+       {"candidate"}},
+      {"set", "set [timeout MS | witnesses on|off]", "show or change the settings", {"setting"}},
+      {"help", "help [COMMAND]", "this list, or one command's synopsis", {"command"}},
+      {"quit", "quit", "leave the shell (also: exit, Ctrl-D)", {}},
+  };
+  return table;
+}
+
+std::vector<std::string> split_words(std::string_view line) {
+  std::vector<std::string> out;
+  std::string cur;
+  bool in_word = false, quoted = false;
+  for (size_t i = 0; i < line.size(); ++i) {
+    char ch = line[i];
+    if (ch == '\\' && i + 1 < line.size()) {
+      cur += line[++i];
+      in_word = true;
+    } else if (ch == '"') {
+      quoted = !quoted;
+      in_word = true;
+    } else if (!quoted && (ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r')) {
+      if (in_word) out.push_back(cur);
+      cur.clear();
+      in_word = false;
+    } else {
+      cur += ch;
+      in_word = true;
+    }
+  }
+  if (quoted) throw std::invalid_argument("unterminated \" in the command line");
+  if (in_word) out.push_back(cur);
+  return out;
+}
+
+namespace {
+/// The first word and the rest of the line (for `solve`, whose text is raw).
+std::pair<std::string, std::string_view> head(std::string_view line) {
+  size_t b = line.find_first_not_of(" \t\r\n");
+  if (b == std::string_view::npos) return {"", {}};
+  size_t e = line.find_first_of(" \t\r\n", b);
+  if (e == std::string_view::npos) return {std::string(line.substr(b)), {}};
+  return {std::string(line.substr(b, e - b)), line.substr(e)};
+}
+
+size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<size_t> d(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) d[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t prev = d[0];
+    d[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      size_t t = d[j];
+      d[j] = std::min({d[j] + 1, d[j - 1] + 1, prev + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      prev = t;
+    }
+  }
+  return d[b.size()];
+}
+}  // namespace
+
+bool needs_continuation(std::string_view line) {
+  auto [cmd, rest] = head(line);
+  if (cmd != "solve") return false;
+  int depth = 0;
+  bool in_str = false, in_comment = false, in_bar = false;
+  for (char ch : rest) {
+    if (in_comment) { in_comment = ch != '\n'; continue; }
+    if (in_str) { in_str = ch != '"'; continue; }
+    if (in_bar) { in_bar = ch != '|'; continue; }
+    if (ch == ';') in_comment = true;
+    else if (ch == '"') in_str = true;
+    else if (ch == '|') in_bar = true;
+    else if (ch == '(') ++depth;
+    else if (ch == ')') --depth;
+  }
+  return depth > 0 || in_str || in_bar;
+}
+
+Reply error_reply(const std::string& command, const std::string& message, const std::string& hint) {
+  Reply r;
+  r.status = kError;
+  r.text = "error: " + message + "\n";
+  if (!hint.empty()) r.text += "note: " + hint + "\n";
+  r.json = {{"command", command}, {"status", "error"}, {"error", message}};
+  if (!hint.empty()) r.json["hint"] = hint;
+  return r;
+}
+
+Session::Session(verifier::Registry reg) : reg_(std::move(reg)) {
+  opt_.timeout_ms = 20000;
+  opt_.witnesses = false;
+}
+
+Reply Session::execute(std::string_view line) {
+  auto [cmd, rest] = head(line);
+  if (cmd.empty()) return Reply{kAnswered, "", {{"command", ""}, {"status", "ok"}}};
+  if (cmd[0] == '#') return Reply{kAnswered, "", {{"command", "#"}, {"status", "ok"}}};
+  if (cmd == "solve") return cmd_solve(rest);
+  Args args;
+  try {
+    args = split_words(rest);
+  } catch (const std::invalid_argument& e) {
+    return error_reply(cmd, e.what());
+  }
+  try {
+    if (cmd == "list") return cmd_list(args);
+    if (cmd == "show") return cmd_show(args);
+    if (cmd == "prove") return cmd_prove(args);
+    if (cmd == "cx") return cmd_cx(args);
+    if (cmd == "obligations") return cmd_obligations(args);
+    if (cmd == "smt") return cmd_smt(args);
+    if (cmd == "load") return cmd_load(args);
+    if (cmd == "candidates") return cmd_candidates(args);
+    if (cmd == "why") return cmd_why(args);
+    if (cmd == "set") return cmd_set(args);
+    if (cmd == "help" || cmd == "?") return cmd_help(args);
+    if (cmd == "quit" || cmd == "exit") {
+      Reply r{kAnswered, "", {{"command", "quit"}, {"status", "ok"}}};
+      r.quit = true;
+      return r;
+    }
+  } catch (const std::invalid_argument& e) {
+    return error_reply(cmd, e.what());
+  } catch (const std::exception& e) {
+    return error_reply(cmd, std::string("internal error: ") + e.what());
+  }
+  std::string best;
+  size_t best_d = 3;
+  for (const auto& c : commands())
+    if (size_t d = edit_distance(cmd, c.name); d < best_d) best_d = d, best = c.name;
+  return error_reply(cmd, "unknown command '" + cmd + "'" + (best.empty() ? "" : "; did you mean '" + best + "'?"),
+                     "type 'help' for the list of commands");
+}
+
+Reply Session::cmd_set(const Args& a) {
+  if (!a.empty()) {
+    if (a[0] == "timeout") {
+      if (a.size() != 2) throw std::invalid_argument("usage: set timeout MS (0 = no limit)");
+      size_t pos = 0;
+      unsigned long v = 0;
+      try {
+        v = std::stoul(a[1], &pos);
+      } catch (const std::exception&) {
+        pos = 0;
+      }
+      if (pos != a[1].size() || a[1].empty() || a[1][0] == '-' || v > 86400000UL)
+        throw std::invalid_argument("timeout must be a whole number of milliseconds (0..86400000), got '" + a[1] + "'");
+      opt_.timeout_ms = static_cast<unsigned>(v);
+    } else if (a[0] == "witnesses") {
+      if (a.size() != 2 || (a[1] != "on" && a[1] != "off"))
+        throw std::invalid_argument("usage: set witnesses on|off");
+      opt_.witnesses = a[1] == "on";
+    } else {
+      throw std::invalid_argument("unknown setting '" + a[0] + "'; settings: timeout, witnesses");
+    }
+    last_.clear();  // proofs at the old settings no longer answer for the new ones
+  }
+  Reply r;
+  r.text = "timeout " + std::to_string(opt_.timeout_ms) + " ms\nwitnesses " + (opt_.witnesses ? "on" : "off") + "\n";
+  r.json = {{"command", "set"}, {"status", "ok"}, {"timeout_ms", opt_.timeout_ms}, {"witnesses", opt_.witnesses}};
+  return r;
+}
+
+Reply Session::cmd_help(const Args& a) {
+  std::ostringstream o;
+  ordered_json list = ordered_json::array();
+  bool found = a.empty();
+  for (const auto& c : commands()) {
+    if (!a.empty() && c.name != a[0]) continue;
+    found = true;
+    char line[256];
+    std::snprintf(line, sizeof line, "  %-34s %s\n", c.synopsis.c_str(), c.summary.c_str());
+    o << line;
+    list.push_back({{"name", c.name}, {"synopsis", c.synopsis}, {"summary", c.summary}});
+  }
+  if (!found) throw std::invalid_argument("no command '" + a[0] + "' (type 'help' for the list)");
+  if (a.empty())
+    o << "Tab completes commands, proposition ids, parameter names, obligation ids and file names.\n"
+         "Example: prove P2 beta1=0   (why P2 fails at beta1 = 0.9, and what changes at beta1 = 0)\n";
+  Reply r;
+  r.text = o.str();
+  r.json = {{"command", "help"}, {"status", "ok"}, {"commands", list}};
+  return r;
+}
+
+const verifier::PropositionSpec& Session::spec(const std::string& id) const {
+  for (const auto& p : reg_.propositions) {
+    std::string a = p.id, b = id;
+    std::transform(a.begin(), a.end(), a.begin(), ::toupper);
+    std::transform(b.begin(), b.end(), b.begin(), ::toupper);
+    if (a == b) return p;
+  }
+  std::string known;
+  for (const auto& k : verifier::known_ids(reg_)) known += " " + k;
+  throw std::invalid_argument("unknown proposition id '" + id + "'; known:" + known);
+}
+
+}  // namespace fusecert::shell

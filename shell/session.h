@@ -1,0 +1,119 @@
+// The proof shell's command layer: one Session holds the proposition
+// registry, the settings (timeout, witnesses), the last proof of each
+// proposition and the loaded .mlir inputs, and executes one command line at a
+// time. `fusecert shell` (interactive, libedit) and `fusecert query`
+// (one command, text or JSON) are thin front ends over Session::execute, so
+// both answer exactly the same questions the same way.
+//
+// Commands (see `help`): list, show, prove, cx, obligations, smt, solve,
+// load, candidates, why, set, help, quit.
+#pragma once
+#include <nlohmann/json.hpp>
+
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "verifier/cert/certify.h"
+#include "verifier/core/result.h"
+#include "verifier/core/spec.h"
+#include "verifier/prover.h"
+
+namespace fusecert::shell {
+
+/// Status of one answered command, as `fusecert query` exits with it.
+enum Status : int {
+  kAnswered = 0,      ///< the question was answered (whatever the verdict)
+  kError = 2,         ///< bad command / argument / input, or an inconclusive answer
+};
+
+/// The answer to one command line: the text a person reads and the same
+/// content as JSON for scripts. `status` != kAnswered means `text` is a
+/// compiler-style diagnostic ("error: ...") and json holds {"error": ...}.
+struct Reply {
+  int status = kAnswered;
+  std::string text;                 ///< ends with a newline unless empty
+  nlohmann::ordered_json json;      ///< {"command":..., "status":..., ...}
+  bool quit = false;                ///< `quit` / `exit`
+};
+
+/// One entry of the command table (used by help and completion).
+struct CommandInfo {
+  std::string name, synopsis, summary;
+  /// What each positional word completes to: "prop", "param", "obligation",
+  /// "file", "candidate", "command", "setting" or "" (nothing).
+  std::vector<std::string> completes;
+};
+
+/// The command table, in the order `help` lists it.
+const std::vector<CommandInfo>& commands();
+
+/// Splits a command line into words: whitespace separated, "double quotes"
+/// group, backslash escapes the next character. Throws std::invalid_argument
+/// on an unterminated quote.
+std::vector<std::string> split_words(std::string_view line);
+
+/// True when `line` is a `solve` command whose parentheses are not yet
+/// balanced (the REPL then reads a continuation line).
+bool needs_continuation(std::string_view line);
+
+class Session {
+ public:
+  /// Takes the registry (load_registry()); witnesses are off by default so
+  /// answers arrive fast (`set witnesses on`).
+  explicit Session(verifier::Registry reg);
+
+  /// Executes one command line. Never throws for bad input: errors come back
+  /// as Reply with status kError and an "error: ..." text.
+  Reply execute(std::string_view line);
+
+  /// Completion candidates for the word ending at the end of `before_cursor`
+  /// (whole words, not suffixes), sorted.
+  std::vector<std::string> complete(std::string_view before_cursor) const;
+
+  unsigned timeout_ms() const { return opt_.timeout_ms; }
+  void set_timeout_ms(unsigned t) { opt_.timeout_ms = t; }
+  const verifier::Registry& registry() const { return reg_; }
+
+ private:
+  using Args = std::vector<std::string>;
+  // commands_prove.cpp
+  Reply cmd_list(const Args& a);
+  Reply cmd_show(const Args& a);
+  Reply cmd_prove(const Args& a);
+  Reply cmd_cx(const Args& a);
+  Reply cmd_obligations(const Args& a);
+  Reply cmd_smt(const Args& a);
+  // commands_solve.cpp
+  Reply cmd_solve(std::string_view text);
+  // commands_ir.cpp
+  Reply cmd_load(const Args& a);
+  Reply cmd_candidates(const Args& a);
+  Reply cmd_why(const Args& a);
+  // session.cpp
+  Reply cmd_set(const Args& a);
+  Reply cmd_help(const Args& a);
+
+  /// The spec of `id` (case-insensitive), or throws std::invalid_argument
+  /// naming the known ids.
+  const verifier::PropositionSpec& spec(const std::string& id) const;
+  /// The last proof of `id`, proving it at the current settings if needed.
+  const verifier::PropositionResult& proof(const std::string& id);
+  /// Proves one proposition with `overrides`; throws std::invalid_argument
+  /// for unknown parameters.
+  verifier::PropositionResult run_prove(const std::string& id, const std::map<std::string, verifier::Param>& overrides);
+
+  verifier::Registry reg_;
+  verifier::ProveOptions opt_;
+  std::map<std::string, verifier::PropositionResult> last_;   ///< by id
+  std::string last_id_;                                      ///< most recent prove
+  std::vector<cert::InputReport> inputs_;                     ///< `load`ed files
+  struct CandRef { size_t input, index; };
+  std::vector<CandRef> cands_;                                ///< numbered 1..n for `why`
+};
+
+/// Builds an error reply: text "error: <message>\n" (+ "note: <hint>").
+Reply error_reply(const std::string& command, const std::string& message, const std::string& hint = "");
+
+}  // namespace fusecert::shell

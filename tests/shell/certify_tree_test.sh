@@ -1,0 +1,145 @@
+#!/bin/sh
+# certify over a tree: folders with --recursive, globs, index + SARIF;
+# deterministic across runs and locations; N shards merged equal one
+# unsharded run byte for byte (N = 1, 3, 5); merge fails closed (missing,
+# repeated or tampered shards); every certificate re-checks with check-cert.
+# Usage: certify_tree_test.sh FUSECERT SRCDIR
+set -u
+BIN=$1
+SRC=$2
+W=$(mktemp -d)
+trap 'rm -rf "$W"' EXIT
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+has() { grep -q -- "$2" "$1" || fail "$1 lacks '$2': $(head -c 600 "$1")"; }
+# certify OUT WANT ARGS... (run from the current folder)
+certify() {
+  out=$1 want=$2
+  shift 2
+  "$BIN" certify "$@" --out "$out" >"$out.stdout" 2>"$out.stderr"
+  got=$?
+  [ "$want" = any ] || [ "$got" -eq "$want" ] || fail "certify $* --out $out: exit $got, expected $want: $(head -c 600 "$out.stderr")"
+}
+
+# A tree: the IR fixtures, nested one level, plus a file that does not parse.
+mkdir -p "$W/a/proj/models/sub" "$W/b"
+cp "$SRC"/fixtures/ir/*_linalg.mlir "$W/a/proj/models/"
+cp "$SRC"/fixtures/ir/*_tessera.mlir "$W/a/proj/models/sub/"
+printf 'func.func @f( {\n' >"$W/a/proj/models/sub/broken.mlir"
+cp -r "$W/a/proj" "$W/b/proj"
+n=$(find "$W/a/proj" -name '*.mlir' | wc -l)
+cd "$W/a/proj" || exit 1
+
+# Without --recursive a folder gives only its own files.
+certify "$W/flat" 1 models
+python3 - "$W/flat/index.json" <<'PY' || fail "flat index"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert all(f["file"].count("/") == 1 for f in d["files"]), [f["file"] for f in d["files"]]
+assert d["summary"]["input_errors"] == 0
+PY
+
+# The whole tree; the broken file makes it exit 2 (input error), fail closed.
+certify "$W/one" 2 models --recursive
+python3 - "$W/one" "$n" <<'PY' || fail "index/SARIF content"
+import json, os, sys
+out, n = sys.argv[1], int(sys.argv[2])
+idx = json.load(open(os.path.join(out, "index.json")))
+assert idx["schema"] == "fusecert-certify-index/1"
+assert "shard" not in idx and "generated_at" not in idx
+files = [f["file"] for f in idx["files"]]
+assert files == sorted(files) and len(files) == n, files
+s = idx["summary"]
+counts = {"legal": 0, "illegal": 0, "inconclusive": 0}
+for f in idx["files"]:
+    for c in f["candidates"]:
+        cert = json.load(open(os.path.join(out, c["certificate"])))
+        assert cert["digest"] == c["digest"] and cert["verdict"] == c["verdict"]
+        assert cert["input"]["file"] == f["file"]
+        counts[c["verdict"]] += 1
+for k, v in counts.items():
+    assert s[k] == v, (k, s[k], v)
+assert s["illegal"] > 0 and s["legal"] > 0 and s["input_errors"] == 1, s
+sarif = json.load(open(os.path.join(out, "results.sarif")))
+assert sarif["version"] == "2.1.0" and len(sarif["runs"]) == 1
+res = sarif["runs"][0]["results"]
+assert any(r["ruleId"] == "input" for r in res) and any(r["level"] == "error" and "[P2]" in r["message"]["text"] for r in res)
+PY
+
+# Deterministic: a second run, and a run from another location, are identical.
+certify "$W/two" 2 models --recursive
+diff -r "$W/one" "$W/two" >/dev/null || fail "two runs differ"
+(cd "$W/b/proj" && certify "$W/elsewhere" 2 models --recursive)
+diff -r "$W/one" "$W/elsewhere" >/dev/null || fail "a run from another folder differs"
+# Globs: quoted, expanded by fusecert (** crosses folders).
+certify "$W/glob" 2 'models/**/*.mlir'
+diff -r "$W/one" "$W/glob" >/dev/null || fail "the ** glob differs from --recursive"
+certify "$W/glob2" 1 'models/sub/*_tessera.mlir'
+has "$W/glob2/index.json" "models/sub/adamw_tessera.mlir"
+grep -q "_linalg.mlir" "$W/glob2/index.json" && fail "the glob picked up linalg files"
+
+# N shards merged == one unsharded run, byte for byte.
+for N in 1 3 5; do
+  dirs=""
+  K=1
+  while [ $K -le $N ]; do
+    certify "$W/s$N.$K" any models --recursive --shard "$K/$N"
+    has "$W/s$N.$K/index.json" "\"n\": $N"
+    dirs="$dirs $W/s$N.$K"
+    K=$((K + 1))
+  done
+  # shellcheck disable=SC2086
+  "$BIN" certify --merge $dirs --out "$W/m$N" >"$W/m$N.stdout" 2>&1
+  [ $? -eq 2 ] || fail "merge of $N shards: expected exit 2 (the broken input)"
+  diff -r "$W/one" "$W/m$N" >"$W/m$N.diff" || fail "$N shards merged differ from one run: $(head -c 600 "$W/m$N.diff")"
+done
+total=0
+for K in 1 2 3 4 5; do
+  c=$(python3 -c "import json;print(len(json.load(open('$W/s5.$K/index.json'))['files']))")
+  total=$((total + c))
+done
+[ $total -eq "$n" ] || fail "5 shards hold $total files, expected $n (disjoint and complete)"
+
+# Merge fails closed.
+"$BIN" certify --merge "$W/s3.1" "$W/s3.2" --out "$W/bad1" >/dev/null 2>"$W/bad1.err"
+[ $? -eq 2 ] || fail "incomplete merge accepted"
+has "$W/bad1.err" "incomplete merge"
+"$BIN" certify --merge "$W/s3.1" "$W/s3.1" "$W/s3.2" --out "$W/bad2" >/dev/null 2>"$W/bad2.err"
+[ $? -eq 2 ] || fail "repeated shard accepted"
+cp -r "$W/s3.2" "$W/t3.2"
+cert=$(find "$W/t3.2/certs" -name '*.cert.json' | head -n 1)
+if [ -n "$cert" ]; then
+  python3 -c "
+import json,sys; p='$cert'; d=json.load(open(p)); d['verdict']='tampered'; open(p,'w').write(json.dumps(d))"
+  "$BIN" certify --merge "$W/s3.1" "$W/t3.2" "$W/s3.3" --out "$W/bad3" >/dev/null 2>"$W/bad3.err"
+  [ $? -eq 2 ] || fail "tampered shard accepted"
+  has "$W/bad3.err" "digest differs"
+fi
+"$BIN" certify models --shard 4/3 --out "$W/bad4" >/dev/null 2>"$W/bad4.err"
+[ $? -eq 2 ] || fail "--shard 4/3 accepted"
+"$BIN" certify models/nosuch --out "$W/bad5" >/dev/null 2>"$W/bad5.err"
+[ $? -eq 2 ] || fail "a missing input accepted"
+"$BIN" certify models --recursive >/dev/null 2>"$W/bad6.err"
+[ $? -eq 2 ] || fail "tree mode without --out accepted"
+has "$W/bad6.err" "needs --out"
+
+# --timestamp is the only source of a time, and only when asked.
+certify "$W/ts" 1 models --timestamp
+has "$W/ts/index.json" "generated_at"
+
+# Every certificate of the merged tree re-checks, with its input.
+for f in $(python3 -c "
+import json
+for f in json.load(open('$W/m3/index.json'))['files']:
+    if f['candidates']: print(f['file'])"); do
+  certs=$(python3 -c "
+import json
+for f in json.load(open('$W/m3/index.json'))['files']:
+    if f['file'] == '$f':
+        print(' '.join('$W/m3/' + c['certificate'] for c in f['candidates']))")
+  # shellcheck disable=SC2086
+  "$BIN" check-cert $certs --ir "$f" >"$W/cc.out" 2>&1 || fail "check-cert $f: $(head -c 600 "$W/cc.out")"
+done
+
+[ $fails -eq 0 ] && echo PASS
+exit $fails

@@ -1,0 +1,75 @@
+#!/bin/sh
+# The repository's .pre-commit-hooks.yaml with the real `pre-commit`
+# framework, offline: a hooks repository holding that file, a project using
+# fusecert-docs and fusecert-ir; a plan with no plan_state is rejected with
+# the finding printed, the fixed commit goes through, an illegal fusion in a
+# staged .mlir is rejected.
+# Usage: hook_precommit_test.sh FUSECERT SRCDIR PRE_COMMIT
+set -u
+BIN=$1
+SRC=$2
+PC=$3
+W=$(mktemp -d)
+trap 'rm -rf "$W"' EXIT
+export HOME="$W" PRE_COMMIT_HOME="$W/cache" GIT_CONFIG_NOSYSTEM=1 GIT_AUTHOR_NAME=t \
+  GIT_AUTHOR_EMAIL=t@example.com GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@example.com
+PATH="$(dirname "$BIN"):$PATH"
+export PATH
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+commit() {
+  git commit -q -m "$3" >"$W/$1.log" 2>&1
+  got=$?
+  [ "$got" -eq "$2" ] || fail "$1: git commit exit $got, expected $2: $(cat "$W/$1.log")"
+}
+has() { grep -q -- "$2" "$W/$1" || fail "$1 lacks '$2': $(head -c 800 "$W/$1")"; }
+[ "$(command -v fusecert)" = "$BIN" ] || [ "$(command -v fusecert)" = "$(dirname "$BIN")/fusecert" ] || fail "fusecert not first on PATH"
+
+# The hooks repository: this repository's hook definitions.
+git init -q "$W/hooks" && cp "$SRC/.pre-commit-hooks.yaml" "$W/hooks/" || exit 1
+git -C "$W/hooks" add .pre-commit-hooks.yaml && git -C "$W/hooks" commit -q -m hooks || exit 1
+rev=$(git -C "$W/hooks" rev-parse HEAD)
+
+git init -q "$W/repo" && cd "$W/repo" || exit 1
+cat >.pre-commit-config.yaml <<YAML
+repos:
+  - repo: $W/hooks
+    rev: $rev
+    hooks:
+      - id: fusecert-docs
+      - id: fusecert-ir
+YAML
+today=$(date -u +%F)
+mkdir -p docs/audit ir
+for f in "$SRC"/fixtures/docs/frontmatter.plan-state/pass/docs/audit/*.md; do
+  sed "s/^last_updated: .*/last_updated: $today/" "$f" >"docs/audit/$(basename "$f")"
+done
+git add . && git commit -q -m base || exit 1
+"$PC" install >"$W/install.log" 2>&1 || fail "pre-commit install: $(cat "$W/install.log")"
+
+sed '/^plan_state:/d' docs/audit/FUSION_PLAN.md >"$W/p" && mv "$W/p" docs/audit/FUSION_PLAN.md
+git add docs/audit/FUSION_PLAN.md
+commit bad 1 "plan without plan_state"
+has bad.log "fusecert docs (audit documents)"
+has bad.log "frontmatter.plan-state"
+has bad.log "Failed"
+[ "$(git rev-list --count HEAD)" -eq 1 ] || fail "the bad commit landed"
+
+sed 's/^audit_role: plan$/audit_role: plan\nplan_state: landing/' docs/audit/FUSION_PLAN.md >"$W/p" && mv "$W/p" docs/audit/FUSION_PLAN.md
+git add docs/audit/FUSION_PLAN.md
+commit fixed 0 "plan with plan_state"
+[ "$(git rev-list --count HEAD)" -eq 2 ] || fail "the fixed commit did not land"
+
+cp "$SRC/fixtures/ir/global_clip_linalg.mlir" ir/
+git add ir/global_clip_linalg.mlir
+commit ir_bad 1 "illegal fusion"
+has ir_bad.log "fusecert certify (fusion legality of .mlir)"
+has ir_bad.log "error: \[P2\]"
+git rm -q --cached ir/global_clip_linalg.mlir
+cp "$SRC/fixtures/ir/layer_clip_linalg.mlir" ir/
+git add ir/layer_clip_linalg.mlir
+rm ir/global_clip_linalg.mlir
+commit ir_good 0 "legal fusion"
+
+[ $fails -eq 0 ] && echo PASS
+exit $fails

@@ -1,0 +1,165 @@
+// Units of the shell's command layer (shell/) and of the certify-tree helpers
+// (tools/fusecert/certify_tree.cpp): tokenizer, continuation, completion,
+// dispatch errors, raw SMT, the P2 question, input expansion and sharding.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include "shell/session.h"
+#include "tools/fusecert/certify_tree.h"
+
+namespace fs = std::filesystem;
+using namespace fusecert;
+
+namespace {
+shell::Session& session() {
+  static shell::Session s(verifier::load_registry());
+  return s;
+}
+bool has(const std::vector<std::string>& v, const std::string& x) { return std::find(v.begin(), v.end(), x) != v.end(); }
+}  // namespace
+
+TEST(SplitWords, QuotesAndEscapes) {
+  EXPECT_EQ(shell::split_words("  load \"a b.mlir\"  x\\ y "), (std::vector<std::string>{"load", "a b.mlir", "x y"}));
+  EXPECT_TRUE(shell::split_words("   ").empty());
+  EXPECT_THROW(shell::split_words("load \"open"), std::invalid_argument);
+}
+
+TEST(Continuation, OnlySolveWithOpenParentheses) {
+  EXPECT_TRUE(shell::needs_continuation("solve (assert (> x 2)"));
+  EXPECT_FALSE(shell::needs_continuation("solve (assert (> x 2))"));
+  EXPECT_FALSE(shell::needs_continuation("solve (assert true) ; comment with ( paren"));
+  EXPECT_TRUE(shell::needs_continuation("solve (declare-const |odd (name| Int"));
+  EXPECT_FALSE(shell::needs_continuation("prove (P2"));
+}
+
+TEST(Complete, CommandsIdsParametersSettings) {
+  auto& s = session();
+  EXPECT_EQ(s.complete("pro"), (std::vector<std::string>{"prove"}));
+  auto ids = s.complete("show P2");
+  EXPECT_TRUE(has(ids, "P2") && has(ids, "P2a") && has(ids, "P2b") && has(ids, "P2c")) << ids.size();
+  EXPECT_FALSE(has(ids, "P1"));
+  EXPECT_EQ(s.complete("prove P2 c"), (std::vector<std::string>{"c="}));
+  EXPECT_EQ(s.complete("prove P2 beta"), (std::vector<std::string>{"beta1=", "beta2="}));
+  // A parameter already given is not offered again.
+  EXPECT_EQ(s.complete("prove P2 beta1=0 beta"), (std::vector<std::string>{"beta2="}));
+  EXPECT_EQ(s.complete("set w"), (std::vector<std::string>{"witnesses"}));
+  EXPECT_EQ(s.complete("set witnesses o"), (std::vector<std::string>{"off", "on"}));
+  EXPECT_TRUE(s.complete("list ").empty());
+  EXPECT_TRUE(s.complete("nosuch ").empty());
+}
+
+TEST(Complete, MlirPaths) {
+  fs::path d = fs::temp_directory_path() / "fusecert_shell_complete";
+  fs::remove_all(d);
+  fs::create_directories(d / "sub");
+  std::ofstream(d / "a.mlir") << "";
+  std::ofstream(d / "b.txt") << "";
+  auto c = session().complete("load " + d.string() + "/");
+  EXPECT_EQ(c, (std::vector<std::string>{d.string() + "/a.mlir", d.string() + "/sub/"}));
+  fs::remove_all(d);
+}
+
+TEST(Execute, UnknownCommandSuggests) {
+  auto r = session().execute("prov P2");
+  EXPECT_EQ(r.status, shell::kError);
+  EXPECT_NE(r.text.find("error: unknown command 'prov'; did you mean 'prove'?"), std::string::npos) << r.text;
+  EXPECT_EQ(r.json["status"], "error");
+}
+
+TEST(Execute, BadArgumentsFailClosed) {
+  auto& s = session();
+  EXPECT_EQ(s.execute("show P42").status, shell::kError);
+  auto bad = s.execute("prove P2 gamma=1");
+  EXPECT_EQ(bad.status, shell::kError);
+  EXPECT_NE(bad.text.find("'gamma' is not a parameter of P2"), std::string::npos) << bad.text;
+  EXPECT_EQ(s.execute("prove P2 beta1=abc").status, shell::kError);
+  EXPECT_EQ(s.execute("set timeout -5").status, shell::kError);
+  EXPECT_EQ(s.execute("why 1").status, shell::kError);
+  EXPECT_EQ(s.execute("smt P2.no_such_obligation").status, shell::kError);
+  EXPECT_EQ(s.execute("load /no/such/file.mlir").status, shell::kError);
+}
+
+TEST(Execute, RawSmt) {
+  auto& s = session();
+  auto sat = s.execute("solve (declare-const x Int) (assert (> x 2)) (assert (< x 4))");
+  ASSERT_EQ(sat.status, shell::kAnswered) << sat.text;
+  EXPECT_EQ(sat.json["answer"], "sat");
+  EXPECT_EQ(sat.json["model"][0]["value"], "3");
+  auto again = s.execute("solve (declare-const x Int) (assert (> x 2)) (assert (< x 4))");
+  EXPECT_TRUE(again.json["cached"].get<bool>());
+  EXPECT_EQ(s.execute("solve (declare-const x Int) (assert (> x x))").json["answer"], "unsat");
+  auto err = s.execute("solve (assert (> y 2))");
+  EXPECT_EQ(err.status, shell::kError);
+  EXPECT_NE(err.text.find("SMT-LIB2 query rejected"), std::string::npos) << err.text;
+  EXPECT_EQ(s.execute("solve").status, shell::kError);
+}
+
+TEST(Execute, P2AtBeta1ZeroSaysWhatChanges) {
+  auto& s = session();
+  auto base = s.execute("prove P2");
+  ASSERT_EQ(base.status, shell::kAnswered) << base.text;
+  EXPECT_EQ(base.json["proposition"]["verdict"], "refuted");
+  auto r = s.execute("prove P2 beta1=0");
+  ASSERT_EQ(r.status, shell::kAnswered) << r.text;
+  EXPECT_EQ(r.json["verdict_at_defaults"], "refuted");
+  EXPECT_NE(r.text.find("parameters: beta1=0 (default"), std::string::npos) << r.text;
+  EXPECT_NE(r.text.find("note: "), std::string::npos) << r.text;
+  auto cx = s.execute("cx P2");
+  EXPECT_EQ(cx.status, shell::kAnswered);
+  EXPECT_FALSE(cx.json["counterexample"].is_null());
+  auto obs = s.execute("obligations P2");
+  ASSERT_FALSE(obs.json["obligations"].empty());
+  std::string id = obs.json["obligations"][0]["id"];
+  auto smt = s.execute("smt " + id);
+  EXPECT_EQ(smt.status, shell::kAnswered);
+  EXPECT_NE(smt.text.find("(assert"), std::string::npos);
+}
+
+TEST(Execute, SetAndHelp) {
+  auto& s = session();
+  EXPECT_EQ(s.execute("set timeout 1234").json["timeout_ms"], 1234);
+  EXPECT_EQ(s.timeout_ms(), 1234u);
+  s.execute("set timeout 20000");
+  auto h = s.execute("help prove");
+  EXPECT_EQ(h.json["commands"].size(), 1u);
+  EXPECT_EQ(s.execute("help nosuch").status, shell::kError);
+  EXPECT_TRUE(s.execute("quit").quit);
+}
+
+TEST(CertifyTree, ShardParsingAndHash) {
+  EXPECT_EQ(cli::parse_shard("2/4"), std::make_pair(2u, 4u));
+  for (const char* bad : {"0/4", "5/4", "2", "a/b", "2/4x", "-1/4", "2/0"})
+    EXPECT_THROW(cli::parse_shard(bad), std::invalid_argument) << bad;
+  std::set<unsigned> used;
+  for (int i = 0; i < 64; ++i) {
+    unsigned k = cli::shard_of("dir/f" + std::to_string(i) + ".mlir", 4);
+    ASSERT_GE(k, 1u);
+    ASSERT_LE(k, 4u);
+    used.insert(k);
+    EXPECT_EQ(k, cli::shard_of("dir/f" + std::to_string(i) + ".mlir", 4));  // deterministic
+  }
+  EXPECT_EQ(used.size(), 4u);
+}
+
+TEST(CertifyTree, ExpandFoldersAndGlobs) {
+  fs::path d = fs::temp_directory_path() / "fusecert_tree_expand";
+  fs::remove_all(d);
+  fs::create_directories(d / "a/b");
+  fs::create_directories(d / ".hidden");
+  for (auto p : {"x.mlir", "a/y.mlir", "a/b/z.mlir", "a/b/notes.txt", ".hidden/h.mlir"}) std::ofstream(d / p) << "";
+  auto cwd = fs::current_path();
+  fs::current_path(d);
+  EXPECT_EQ(cli::expand_inputs({"."}, false), (std::vector<std::string>{"x.mlir"}));
+  EXPECT_EQ(cli::expand_inputs({"."}, true), (std::vector<std::string>{"a/b/z.mlir", "a/y.mlir", "x.mlir"}));
+  EXPECT_EQ(cli::expand_inputs({"a/*.mlir"}, false), (std::vector<std::string>{"a/y.mlir"}));
+  EXPECT_EQ(cli::expand_inputs({"**/*.mlir"}, false), (std::vector<std::string>{"a/b/z.mlir", "a/y.mlir", "x.mlir"}));
+  EXPECT_EQ(cli::expand_inputs({"a/**/z.mlir", "./x.mlir", "x.mlir"}, false),
+            (std::vector<std::string>{"a/b/z.mlir", "x.mlir"}));
+  EXPECT_THROW(cli::expand_inputs({"nosuch"}, false), std::invalid_argument);
+  EXPECT_THROW(cli::expand_inputs({"a/*.none"}, false), std::invalid_argument);
+  fs::current_path(cwd);
+  fs::remove_all(d);
+}

@@ -1,0 +1,323 @@
+// certify over a tree: input expansion, sharding, index + SARIF, merge.
+#include "tools/fusecert/certify_tree.h"
+
+#include <fnmatch.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "support/files.h"
+#include "support/sha256.h"
+#include "verifier/cert/certify.h"
+
+#ifndef FUSECERT_VERSION
+#define FUSECERT_VERSION "0"
+#endif
+
+namespace fusecert::cli {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+constexpr const char* kIndexSchema = "fusecert-certify-index/1";
+
+std::string norm(const fs::path& p) {
+  std::string s = p.lexically_normal().generic_string();
+  while (s.rfind("./", 0) == 0) s.erase(0, 2);
+  return s;
+}
+
+std::vector<std::string> components(const std::string& p) {
+  std::vector<std::string> out;
+  for (const auto& c : fs::path(p)) {
+    std::string s = c.generic_string();
+    if (!s.empty() && s != "/") out.push_back(s);
+  }
+  return out;
+}
+
+bool glob_match(const std::vector<std::string>& pat, size_t i, const std::vector<std::string>& path, size_t j) {
+  if (i == pat.size()) return j == path.size();
+  if (pat[i] == "**") return glob_match(pat, i + 1, path, j) || (j < path.size() && glob_match(pat, i, path, j + 1));
+  return j < path.size() && fnmatch(pat[i].c_str(), path[j].c_str(), FNM_PERIOD) == 0 &&
+         glob_match(pat, i + 1, path, j + 1);
+}
+
+bool is_glob(const std::string& s) { return s.find_first_of("*?[") != std::string::npos; }
+
+bool hidden(const fs::path& p) {
+  std::string n = p.filename().string();
+  return n.size() > 1 && n[0] == '.' && n != "..";
+}
+
+void mlir_below(const fs::path& dir, bool recursive, std::set<std::string>& out) {
+  std::error_code ec;
+  if (recursive) {
+    for (fs::recursive_directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+      if (it->is_directory() && hidden(it->path())) {
+        it.disable_recursion_pending();
+        continue;
+      }
+      if (it->is_regular_file() && it->path().extension() == ".mlir") out.insert(norm(it->path()));
+    }
+  } else {
+    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
+      if (it->is_regular_file() && it->path().extension() == ".mlir") out.insert(norm(it->path()));
+  }
+  if (ec) throw std::invalid_argument(dir.string() + ": cannot read the folder: " + ec.message());
+}
+
+/// Where a certificate of `file` goes under the output folder.
+std::string cert_path(const std::string& file, const std::string& name) {
+  std::string rel;
+  for (const auto& c : components(file)) rel += (c == ".." ? std::string("__") : c) + "/";
+  return "certs/" + rel + name;
+}
+
+json summary_of(const json& files) {
+  json s = {{"files", files.size()}, {"candidates", 0}, {"legal", 0}, {"illegal", 0}, {"inconclusive", 0},
+            {"input_errors", 0}};
+  for (const auto& f : files) {
+    if (f.at("input_error").get<bool>()) s["input_errors"] = s["input_errors"].get<int>() + 1;
+    for (const auto& c : f.at("candidates")) {
+      s["candidates"] = s["candidates"].get<int>() + 1;
+      std::string v = c.at("verdict");
+      if (!s.contains(v)) throw std::runtime_error("unknown verdict '" + v + "' in an index");
+      s[v] = s[v].get<int>() + 1;
+    }
+  }
+  return s;
+}
+
+int exit_of(const json& summary) {
+  if (summary["input_errors"].get<int>() > 0 || summary["inconclusive"].get<int>() > 0) return 2;
+  return summary["illegal"].get<int>() > 0 ? 1 : 0;
+}
+
+std::string utc_now() {
+  std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char b[32];
+  std::strftime(b, sizeof b, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return b;
+}
+
+json make_index(json files, const std::optional<std::pair<unsigned, unsigned>>& shard, bool timestamp) {
+  std::sort(files.begin(), files.end(), [](const json& a, const json& b) { return a["file"] < b["file"]; });
+  json idx = {{"schema", kIndexSchema},
+              {"tool", {{"name", "fusecert"}, {"version", FUSECERT_VERSION}}},
+              {"solver", {{"name", "z3"}, {"version", cert::z3_version()}}},
+              {"summary", summary_of(files)},
+              {"files", files}};
+  if (shard) idx["shard"] = {{"k", shard->first}, {"n", shard->second}};
+  if (timestamp) idx["generated_at"] = utc_now();
+  return idx;
+}
+
+/// SARIF with rules sorted by id and results by (uri, line, column, text).
+json canonical_sarif(const std::vector<json>& parts) {
+  std::map<std::string, json> rules;
+  std::vector<json> results;
+  for (const auto& s : parts) {
+    const auto& run = s.at("runs").at(0);
+    for (const auto& r : run.at("tool").at("driver").at("rules")) rules.emplace(r.at("id").get<std::string>(), r);
+    for (const auto& r : run.at("results")) results.push_back(r);
+  }
+  auto key = [](const json& r) {
+    const auto& pl = r.at("locations").at(0).at("physicalLocation");
+    return std::make_tuple(pl.at("artifactLocation").at("uri").get<std::string>(),
+                           pl.at("region").at("startLine").get<int>(), pl.at("region").at("startColumn").get<int>(),
+                           r.dump());
+  };
+  std::stable_sort(results.begin(), results.end(), [&](const json& a, const json& b) { return key(a) < key(b); });
+  json rj = json::array();
+  for (auto& [id, r] : rules) rj.push_back(r);
+  json out = cert::render_sarif({}, FUSECERT_VERSION);
+  out["runs"][0]["tool"]["driver"]["rules"] = rj;
+  out["runs"][0]["results"] = results;
+  return out;
+}
+
+void print(const json& index, const json& sarif, const std::string& format, const std::string& text) {
+  if (format == "json") std::cout << index.dump(2) << "\n";
+  else if (format == "sarif") std::cout << sarif.dump(2) << "\n";
+  else {
+    const auto& s = index["summary"];
+    std::cout << text << s["files"] << " files, " << s["candidates"] << " candidates: " << s["legal"] << " legal, "
+              << s["illegal"] << " illegal, " << s["inconclusive"] << " inconclusive; " << s["input_errors"]
+              << " inputs with errors\n";
+  }
+}
+
+int run_merge(const std::string& out, const std::string& format, const TreeOptions& t) {
+  json files = json::array();
+  std::vector<json> sarifs;
+  std::set<std::string> seen;
+  std::set<unsigned> shards;
+  unsigned n_shards = 0;
+  int sharded = 0;
+  std::string tool, solver;
+  for (const auto& d : t.merge) {
+    json idx = json::parse(support::read_file(fs::path(d) / "index.json"));
+    if (idx.value("schema", "") != kIndexSchema)
+      throw std::invalid_argument(d + "/index.json: not a certify index (schema " + kIndexSchema + ")");
+    std::string tv = idx["tool"].dump(), sv = idx["solver"].dump();
+    if (tool.empty()) tool = tv, solver = sv;
+    if (tv != tool || sv != solver)
+      throw std::invalid_argument(d + "/index.json: made by " + tv + " / " + sv + ", the first by " + tool + " / " +
+                                  solver + "; merge only outputs of the same fusecert and Z3");
+    if (idx.contains("shard")) {
+      ++sharded;
+      unsigned k = idx["shard"]["k"], n = idx["shard"]["n"];
+      if (n_shards && n != n_shards)
+        throw std::invalid_argument(d + ": shard " + std::to_string(k) + "/" + std::to_string(n) + " of a split into " +
+                                    std::to_string(n) + ", the others into " + std::to_string(n_shards));
+      n_shards = n;
+      if (!shards.insert(k).second) throw std::invalid_argument(d + ": shard " + std::to_string(k) + " given twice");
+    }
+    for (const auto& f : idx["files"]) {
+      if (!seen.insert(f["file"]).second)
+        throw std::invalid_argument(d + ": " + f["file"].get<std::string>() + " is in two of the merged outputs");
+      for (const auto& c : f["candidates"]) {
+        std::string rel = c["certificate"], text = support::read_file(fs::path(d) / rel);
+        json cj = json::parse(text);
+        if (cj.value("digest", "") != c["digest"] || cert::digest(cj) != c["digest"])
+          throw std::invalid_argument(d + "/" + rel + ": digest differs from the index or from the certificate's content");
+        support::write_file_atomic(fs::path(out) / rel, text);
+      }
+      files.push_back(f);
+    }
+    sarifs.push_back(json::parse(support::read_file(fs::path(d) / "results.sarif")));
+  }
+  if (sharded && (sharded != static_cast<int>(t.merge.size()) || shards.size() != n_shards))
+    throw std::invalid_argument("incomplete merge: got " + std::to_string(shards.size()) + " of " +
+                                std::to_string(n_shards) + " shards" +
+                                (sharded != static_cast<int>(t.merge.size()) ? " mixed with unsharded outputs" : ""));
+  json index = make_index(files, std::nullopt, t.timestamp), sarif = canonical_sarif(sarifs);
+  support::write_file_atomic(fs::path(out) / "index.json", index.dump(2) + "\n");
+  support::write_file_atomic(fs::path(out) / "results.sarif", sarif.dump(2) + "\n");
+  print(index, sarif, format, "merged " + std::to_string(t.merge.size()) + " outputs into " + out + "\n");
+  return exit_of(index["summary"]);
+}
+}  // namespace
+
+bool TreeOptions::active(const std::vector<std::string>& inputs) const {
+  if (recursive || !shard.empty() || !merge.empty() || timestamp) return true;
+  std::error_code ec;
+  for (const auto& i : inputs)
+    if (is_glob(i) || fs::is_directory(i, ec)) return true;
+  return false;
+}
+
+std::shared_ptr<TreeOptions> add_certify_tree_options(CLI::App* certify) {
+  auto t = std::make_shared<TreeOptions>();
+  certify->add_flag("-r,--recursive", t->recursive, "descend into folders (all *.mlir below them)");
+  certify->add_option("--shard", t->shard, "certify only shard K of N (by path hash), e.g. --shard 2/4");
+  certify->add_option("--merge", t->merge, "merge the --out folders of shard runs into --out")->expected(1, -1);
+  certify->add_flag("--timestamp", t->timestamp, "add generated_at (UTC) to index.json (off: byte-reproducible)");
+  return t;
+}
+
+std::vector<std::string> expand_inputs(const std::vector<std::string>& inputs, bool recursive) {
+  std::set<std::string> out;
+  std::error_code ec;
+  for (const auto& in : inputs) {
+    if (!is_glob(in)) {
+      if (fs::is_directory(in, ec)) mlir_below(in, recursive, out);
+      else if (fs::exists(in, ec)) out.insert(norm(in));
+      else throw std::invalid_argument(in + ": no such file or folder");
+      continue;
+    }
+    std::vector<std::string> pat = components(in), fixed;
+    size_t i = 0;
+    while (i < pat.size() && !is_glob(pat[i])) fixed.push_back(pat[i++]);
+    fs::path base = in.rfind('/', 0) == 0 ? fs::path("/") : fs::path();
+    for (const auto& c : fixed) base /= c;
+    size_t before = out.size();
+    fs::path root = base.empty() ? fs::path(".") : base;
+    for (fs::recursive_directory_iterator it(root, ec), end; !ec && it != end; it.increment(ec)) {
+      if (it->is_directory() && hidden(it->path())) {
+        it.disable_recursion_pending();
+        continue;
+      }
+      if (!it->is_regular_file()) continue;
+      fs::path rel = it->path().lexically_relative(root);
+      if (glob_match(std::vector<std::string>(pat.begin() + i, pat.end()), 0, components(rel.generic_string()), 0))
+        out.insert(norm(it->path()));
+    }
+    if (out.size() == before) throw std::invalid_argument(in + ": the pattern matches no file");
+  }
+  return {out.begin(), out.end()};
+}
+
+std::pair<unsigned, unsigned> parse_shard(const std::string& s) {
+  unsigned k = 0, n = 0;
+  char slash = 0, extra = 0;
+  if (std::sscanf(s.c_str(), "%u%c%u%c", &k, &slash, &n, &extra) != 3 || slash != '/' || k < 1 || k > n ||
+      s.find_first_not_of("0123456789/") != std::string::npos)
+    throw std::invalid_argument("--shard wants K/N with 1 <= K <= N, got '" + s + "'");
+  return {k, n};
+}
+
+unsigned shard_of(const std::string& path, unsigned n) {
+  uint64_t h = std::stoull(support::sha256_hex(path).substr(0, 16), nullptr, 16);
+  return static_cast<unsigned>(h % n) + 1;
+}
+
+int run_certify_tree(const std::vector<std::string>& inputs, const std::string& out, const std::string& format,
+                     unsigned timeout_ms, const TreeOptions& t) {
+  try {
+    if (out.empty()) throw std::invalid_argument("certifying a tree (folders, globs, --shard, --merge) needs --out DIR");
+    if (!t.merge.empty()) {
+      if (!inputs.empty() || !t.shard.empty()) throw std::invalid_argument("--merge takes folders, not inputs or --shard");
+      return run_merge(out, format, t);
+    }
+    if (inputs.empty()) throw std::invalid_argument("no inputs: give files, folders or globs");
+    std::optional<std::pair<unsigned, unsigned>> shard;
+    if (!t.shard.empty()) shard = parse_shard(t.shard);
+    std::vector<cert::InputReport> reports;
+    for (const auto& f : expand_inputs(inputs, t.recursive))
+      if (!shard || shard_of(f, shard->second) == shard->first) reports.push_back(cert::certify_file(f, timeout_ms));
+    json files = json::array();
+    for (const auto& r : reports) {
+      bool input_error = r.has_errors() && r.candidates.empty();
+      json diags = json::array();
+      for (const auto& d : r.diags) {
+        input_error |= d.severity == "error";
+        diags.push_back(d.loc.str() + ": " + d.severity + ": " + d.message);
+      }
+      json cands = json::array();
+      for (size_t i = 0; i < r.candidates.size(); ++i) {
+        json c = cert::certificate(r, i, FUSECERT_VERSION);
+        std::string rel = cert_path(r.file, cert::certificate_name(r, i));
+        support::write_file_atomic(fs::path(out) / rel, cert::dump(c));
+        cands.push_back({{"certificate", rel}, {"digest", c["digest"]}, {"verdict", c["verdict"]},
+                         {"producer", r.candidates[i].producer_loc.str()}});
+      }
+      files.push_back({{"file", r.file}, {"sha256", r.sha256}, {"parsed", r.parsed}, {"input_error", input_error},
+                       {"diagnostics", diags}, {"candidates", cands}});
+    }
+    json index = make_index(files, shard, t.timestamp);
+    json sarif = canonical_sarif({cert::render_sarif(reports, FUSECERT_VERSION)});
+    support::write_file_atomic(fs::path(out) / "index.json", index.dump(2) + "\n");
+    support::write_file_atomic(fs::path(out) / "results.sarif", sarif.dump(2) + "\n");
+    print(index, sarif, format, cert::render_text(reports));
+    return exit_of(index["summary"]);
+  } catch (const std::invalid_argument& e) {
+    std::cerr << "fusecert certify: error: " << e.what() << "\n";
+  } catch (const std::exception& e) {
+    std::cerr << "fusecert certify: error: " << e.what() << "\n";
+  }
+  return 2;
+}
+
+}  // namespace fusecert::cli

@@ -1,0 +1,177 @@
+// `fusecert hook install [--repo DIR] [--force] [--fusecert PATH]`
+// `fusecert hook uninstall [--repo DIR]`
+// A git pre-commit hook for repositories that do not use the pre-commit
+// framework: it runs `fusecert docs` on the staged Markdown files and
+// `fusecert certify` on the staged .mlir files (added, copied, modified or
+// renamed) and rejects the commit on any finding. A hook fusecert did not
+// write is never overwritten without --force; it is then kept beside ours as
+// pre-commit.fusecert-saved and `hook uninstall` puts it back.
+// Exit: 0 done, 2 refused or failed (the reason on stderr).
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <filesystem>
+#include <iostream>
+#include <stdexcept>
+
+#include "support/files.h"
+#include "tools/fusecert/commands.h"
+
+namespace fusecert::cli {
+
+namespace {
+namespace fs = std::filesystem;
+
+constexpr const char* kMarker = "# fusecert-hook 1";
+constexpr const char* kSaved = "pre-commit.fusecert-saved";
+
+struct HookArgs {
+  std::string repo = ".", fusecert;
+  bool force = false;
+};
+
+/// Runs `git -C repo args...` and returns its standard output; throws with
+/// git's status when it fails.
+std::string git(const std::string& repo, std::vector<std::string> args) {
+  args.insert(args.begin(), {"git", "-C", repo});
+  int fd[2];
+  if (pipe(fd) != 0) throw std::runtime_error("pipe failed");
+  pid_t pid = fork();
+  if (pid == 0) {
+    dup2(fd[1], STDOUT_FILENO);
+    close(fd[0]);
+    close(fd[1]);
+    std::vector<char*> argv;
+    for (auto& s : args) argv.push_back(s.data());
+    argv.push_back(nullptr);
+    execvp("git", argv.data());
+    _exit(127);
+  }
+  close(fd[1]);
+  std::string out;
+  std::array<char, 4096> buf;
+  for (ssize_t n; (n = read(fd[0], buf.data(), buf.size())) > 0;) out.append(buf.data(), n);
+  close(fd[0]);
+  int st = 0;
+  waitpid(pid, &st, 0);
+  if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+    throw std::runtime_error(repo + ": not a git repository (git " + args[3] + " failed)");
+  while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
+  return out;
+}
+
+/// The hooks folder git uses for `repo` (honours core.hooksPath).
+fs::path hooks_dir(const std::string& repo) {
+  fs::path p = git(repo, {"rev-parse", "--git-path", "hooks"});
+  if (p.is_relative()) p = fs::path(git(repo, {"rev-parse", "--show-toplevel"})) / p;
+  return p.lexically_normal();
+}
+
+bool is_ours(const fs::path& hook) {
+  try {
+    return support::read_file(hook).find(kMarker) != std::string::npos;
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
+std::string shell_quote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+std::string hook_text(const std::string& fusecert) {
+  return std::string("#!/bin/sh\n") + kMarker +
+         " — written by `fusecert hook install`; `fusecert hook uninstall` removes it\n"
+         "# (and restores the hook that was here before, if any). Checks the staged\n"
+         "# Markdown (fusecert docs; audit root from .fusecert.yaml) and .mlir files\n"
+         "# (fusecert certify); any finding rejects the commit.\n"
+         "fusecert_default=" + fusecert + "\n"
+         "FUSECERT=\"${FUSECERT:-$fusecert_default}\"\n"
+         "status=0\n"
+         "staged() { git diff --cached --name-only --diff-filter=ACMR -z -- \"$@\"; }\n"
+         "if [ -n \"$(staged '*.md')\" ]; then\n"
+         "  staged '*.md' | xargs -0 \"$FUSECERT\" docs || status=1\n"
+         "fi\n"
+         "if [ -n \"$(staged '*.mlir')\" ]; then\n"
+         "  staged '*.mlir' | xargs -0 \"$FUSECERT\" certify || status=1\n"
+         "fi\n"
+         "if [ \"$status\" -ne 0 ]; then\n"
+         "  echo \"fusecert: commit rejected (fix the findings above, or commit with --no-verify)\" >&2\n"
+         "fi\n"
+         "exit $status\n";
+}
+
+int install(const HookArgs& a) {
+  fs::path dir = hooks_dir(a.repo), hook = dir / "pre-commit", saved = dir / kSaved;
+  std::string exe = a.fusecert;
+  if (exe.empty()) exe = fs::canonical("/proc/self/exe").string();
+  std::error_code ec;
+  if (fs::exists(hook, ec) && !is_ours(hook)) {
+    if (!a.force) {
+      std::cerr << "fusecert hook: error: " << hook.string()
+                << ": a pre-commit hook fusecert did not write is already there; not replacing it\n"
+                << "note: rerun with --force to replace it (it is kept as " << kSaved
+                << " and `fusecert hook uninstall` puts it back)\n";
+      return 2;
+    }
+    if (fs::exists(saved, ec)) {
+      std::cerr << "fusecert hook: error: " << saved.string()
+                << " already exists; move it away first so no earlier hook is lost\n";
+      return 2;
+    }
+    fs::rename(hook, saved);
+    std::cout << "kept the previous hook as " << saved.string() << "\n";
+  }
+  fs::create_directories(dir);
+  support::write_file_atomic(hook, hook_text(shell_quote(exe)));
+  fs::permissions(hook, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                            fs::perms::others_read | fs::perms::others_exec);
+  std::cout << "installed " << hook.string() << " (runs " << exe << ")\n";
+  return 0;
+}
+
+int uninstall(const HookArgs& a) {
+  fs::path dir = hooks_dir(a.repo), hook = dir / "pre-commit", saved = dir / kSaved;
+  std::error_code ec;
+  if (!fs::exists(hook, ec) || !is_ours(hook)) {
+    std::cerr << "fusecert hook: error: " << hook.string() << ": no fusecert hook installed there\n";
+    return 2;
+  }
+  fs::remove(hook);
+  if (fs::exists(saved, ec)) {
+    fs::rename(saved, hook);
+    std::cout << "removed the fusecert hook; restored the previous " << hook.string() << "\n";
+  } else {
+    std::cout << "removed " << hook.string() << "\n";
+  }
+  return 0;
+}
+
+int guarded(int (*fn)(const HookArgs&), const HookArgs& a) {
+  try {
+    return fn(a);
+  } catch (const std::exception& e) {
+    std::cerr << "fusecert hook: error: " << e.what() << "\n";
+    return 2;
+  }
+}
+}  // namespace
+
+void add_hook_command(CLI::App& app, int& exit_code) {
+  auto a = std::make_shared<HookArgs>();
+  CLI::App* hook = app.add_subcommand("hook", "install or remove the git pre-commit hook (docs + certify on staged files)");
+  hook->require_subcommand(1);
+  CLI::App* in = hook->add_subcommand("install", "write .git/hooks/pre-commit");
+  in->add_option("--repo", a->repo, "the repository (default: the current folder)");
+  in->add_flag("--force", a->force, "replace a hook fusecert did not write (kept for `uninstall`)");
+  in->add_option("--fusecert", a->fusecert, "the fusecert the hook runs (default: this binary's absolute path)");
+  in->callback([a, &exit_code] { exit_code = guarded(install, *a); });
+  CLI::App* un = hook->add_subcommand("uninstall", "remove the fusecert hook and restore the previous one");
+  un->add_option("--repo", a->repo, "the repository (default: the current folder)");
+  un->callback([a, &exit_code] { exit_code = guarded(uninstall, *a); });
+}
+
+}  // namespace fusecert::cli
