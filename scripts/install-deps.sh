@@ -10,8 +10,11 @@ PKGS_TEST=(googletest libgtest-dev libgmock-dev)
 PKGS_DOCS=(libcmark-gfm-dev libcmark-gfm-extensions-dev)
 PKGS_IR=(llvm-19-dev libmlir-19-dev mlir-19-tools llvm-19-tools cvc5)
 PKGS_SHELL=(libedit-dev tmux expect git pre-commit)
+# Hardening (issue #7): clang + libFuzzer runtime for fuzz/, GNU time for the
+# bad-input corpus's memory bound, locales for the determinism test's de_DE.UTF-8.
+PKGS_FUZZ=(clang-19 libclang-rt-19-dev time locales)
 
-ALL=("${PKGS_BUILD[@]}" "${PKGS_PROVER[@]}" "${PKGS_TEST[@]}" "${PKGS_DOCS[@]}" "${PKGS_IR[@]}" "${PKGS_SHELL[@]}")
+ALL=("${PKGS_BUILD[@]}" "${PKGS_PROVER[@]}" "${PKGS_TEST[@]}" "${PKGS_DOCS[@]}" "${PKGS_IR[@]}" "${PKGS_SHELL[@]}" "${PKGS_FUZZ[@]}")
 
 missing=()
 for p in "${ALL[@]}"; do
@@ -20,8 +23,17 @@ for p in "${ALL[@]}"; do
   fi
 done
 
+# de_DE.UTF-8 for tests/determinism (generated once; needs the locales package).
+ensure_locale() {
+  if ! locale -a 2>/dev/null | grep -qi '^de_DE\.utf-\?8$'; then
+    echo "install-deps: generating the de_DE.UTF-8 locale"
+    ${SUDO:-} localedef -i de_DE -f UTF-8 de_DE.UTF-8 || echo "install-deps: could not generate de_DE.UTF-8 (the determinism test will say so and skip that locale)"
+  fi
+}
+
 if [ "${#missing[@]}" -eq 0 ]; then
   echo "install-deps: all ${#ALL[@]} packages present"
+  ensure_locale
   exit 0
 fi
 
@@ -30,3 +42,4 @@ if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 echo "install-deps: installing ${missing[*]}"
 $SUDO apt-get update -qq
 DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+ensure_locale
