@@ -183,7 +183,7 @@ CheckResult run_check(const RuleSet& rules, const CheckOptions& opt) {
   // 4. Rule-set level: retained snapshots must still exist.
   if (rules.enabled("lifecycle.retained-missing"))
     for (const auto& kept : rules.retained)
-      if (!Repo::exists(repo.root() / kept.path))
+      if (!repo.exists(repo.root() / kept.path))
         res.findings.push_back(Finding{repo.display(Repo::normal(kept.source)), kept.line, 1, rules.severity("lifecycle.retained-missing"),
                                        "lifecycle.retained-missing",
                                        "retained snapshot `" + kept.path + "` no longer exists; remove the entry"});

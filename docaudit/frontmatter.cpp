@@ -26,17 +26,14 @@ bool is_delimiter(std::string_view l, bool closing) {
 std::optional<Frontmatter::Value> Frontmatter::get(const std::string& key) const {
   if (!present || !closed || !error.empty() || !data.IsMap()) return std::nullopt;
   const YAML::Node n = data[key];
-  if (!n.IsDefined() || n.IsNull()) {
-    if (n.IsDefined() && n.IsNull()) {
-      Value v{"", body_first_line, 1, true};
-      return v;
-    }
-    return std::nullopt;
-  }
-  Value v;
+  if (!n.IsDefined()) return std::nullopt;
+  Value v;  // a key with no value (null) is present with empty text
   v.scalar = n.IsScalar();
   if (v.scalar) v.text = n.Scalar();
-  const YAML::Mark m = n.Mark();
+  YAML::Mark m = n.Mark();
+  if (n.IsNull())  // an empty value has no position of its own: use its key's
+    for (const auto& kv : data)
+      if (kv.first.IsScalar() && kv.first.Scalar() == key) m = kv.first.Mark();
   // The YAML text starts on file line 2 (after the opening `---`).
   v.line = m.is_null() ? 1 : m.line + 2;
   v.col = m.is_null() ? 1 : m.column + 1;

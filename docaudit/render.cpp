@@ -40,7 +40,6 @@ std::string render_sarif(const CheckResult& res, const RuleSet& rules, const std
   json driver;
   driver["name"] = "fusecert-docs";
   driver["semanticVersion"] = version;
-  driver["informationUri"] = "https://sarifweb.azurewebsites.net/";
   driver["rules"] = json::array();
   std::map<std::string, int> index;
   for (const auto& [id, info] : rules.rules) {

@@ -3,6 +3,7 @@
 #include <fnmatch.h>
 
 #include <algorithm>
+#include <mutex>
 
 namespace fusecert::docaudit {
 namespace {
@@ -102,11 +103,18 @@ bool Repo::authored(const fs::path& abs) const {
   return is_under(abs, audit_root_) && abs != audit_root_ && !excluded(abs);
 }
 
-bool Repo::exists(const fs::path& abs) {
+bool Repo::exists(const fs::path& abs) const {
+  const std::string key = abs.native();
+  {
+    std::shared_lock<std::shared_mutex> lock(exists_mutex_);
+    if (auto it = exists_cache_.find(key); it != exists_cache_.end()) return it->second;
+  }
   std::error_code ec;
   fs::file_status st = fs::status(abs, ec);
-  if (ec) return false;
-  return fs::is_regular_file(st) || fs::is_directory(st);
+  const bool found = !ec && (fs::is_regular_file(st) || fs::is_directory(st));
+  std::unique_lock<std::shared_mutex> lock(exists_mutex_);
+  exists_cache_.emplace(key, found);
+  return found;
 }
 
 bool Repo::is_path_root(const std::string& name) const {

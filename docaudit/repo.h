@@ -3,7 +3,9 @@
 // compared lexically after normalization; nothing outside the root resolves.
 #pragma once
 #include <filesystem>
+#include <shared_mutex>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "docaudit/ruleset.h"
@@ -38,8 +40,9 @@ class Repo {
   /// routing and lifecycle rules apply).
   bool authored(const fs::path& abs) const;
   /// A regular file or folder exists at `abs` (symlinks followed; a loop or
-  /// any error counts as absent).
-  static bool exists(const fs::path& abs);
+  /// any error counts as absent). Answers are cached for the run (documents
+  /// cite the same targets many times); thread-safe.
+  bool exists(const fs::path& abs) const;
   /// `name` is a top-level folder of the repository or a configured path root.
   bool is_path_root(const std::string& name) const;
 
@@ -47,6 +50,8 @@ class Repo {
   fs::path root_, audit_root_, generated_root_;
   const RuleSet& rules_;
   std::vector<std::string> top_dirs_;  ///< sorted
+  mutable std::shared_mutex exists_mutex_;
+  mutable std::unordered_map<std::string, bool> exists_cache_;
 };
 
 /// Glob match in the style of .gitignore: `*` and `?` do not cross `/`,

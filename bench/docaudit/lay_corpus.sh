@@ -6,12 +6,12 @@
 set -euo pipefail
 corpus=${1:?corpus dir (../shared/corpus/tessera)}
 dest=${2:?destination root}
+corpus=$(cd "$corpus" && pwd)
 rm -rf "$dest"
 mkdir -p "$dest"
-( cd "$dest" && while IFS= read -r p; do
-    [ -n "$p" ] || continue
-    mkdir -p "$(dirname "$p")" && : > "$p"
-  done < "$corpus/PATHS.txt" )
+( cd "$dest" &&
+  grep -v '^$' "$corpus/PATHS.txt" | grep '/' | sed 's|/[^/]*$||' | sort -u | tr '\n' '\0' | xargs -0 mkdir -p &&
+  grep -v '^$' "$corpus/PATHS.txt" | tr '\n' '\0' | xargs -0 touch )
 ( cd "$corpus" && find . -type f ! -name PATHS.txt -print0 | while IFS= read -r -d '' f; do
     install -D -m 644 "$f" "$dest/$f"
   done )

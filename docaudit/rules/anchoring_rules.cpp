@@ -96,7 +96,7 @@ void check_anchoring(const Document& doc, const Context& ctx, Sink& sink) {
       continue;
     }
     const bool generated = is_generated(target, ctx);
-    if (!Repo::exists(target)) {
+    if (!repo.exists(target)) {
       if (generated)
         sink.report("anchor.generated-missing", l.pos,
                     "generated dashboard `" + repo.display(target) + "` does not exist");
@@ -152,7 +152,7 @@ void check_anchoring(const Document& doc, const Context& ctx, Sink& sink) {
       continue;
     }
     bool found = false;
-    for (const auto& t : readings) found = found || (repo.inside(t) && Repo::exists(t));
+    for (const auto& t : readings) found = found || (repo.inside(t) && repo.exists(t));
     if (found) continue;
     if (any_word(lead_in(doc, c), r.path_intent_words)) {
       intended_paths.insert(p);

@@ -43,3 +43,12 @@ TEST(Frontmatter, DeeplyNestedYamlDoesNotCrash) {
   Frontmatter fm = parse_frontmatter(deep);
   EXPECT_FALSE(fm.error.empty());
 }
+
+TEST(Frontmatter, KeyWithoutValueIsPresentButNotAScalar) {
+  Frontmatter fm = parse_frontmatter("---\nlast_updated:\naudit_role: plan\n---\n");
+  auto v = fm.get("last_updated");
+  ASSERT_TRUE(v);
+  EXPECT_FALSE(v->scalar);
+  EXPECT_EQ(v->text, "");
+  EXPECT_EQ(v->line, 2);
+}
