@@ -23,6 +23,8 @@ struct Loc {
   }
 };
 
+struct AttrEntry;
+
 /// An attribute value, typed just enough for the semantic keys we read.
 struct Attr {
   enum class Kind { String, Int, Float, Bool, Unit, Dict, Array, Other };
@@ -30,13 +32,24 @@ struct Attr {
   std::string text;   ///< string contents (String) or MLIR's printed form
   double num = 0;     ///< Int / Float / Bool value (f32 floats: shortest decimal that round-trips)
   std::string type;   ///< element type of Int/Float ("f32", "i64"), empty otherwise
-  std::vector<std::pair<std::string, Attr>> items;  ///< Dict entries / Array elements
-  const Attr* get(const std::string& key) const {
-    for (auto& [k, v] : items)
-      if (k == key) return &v;
-    return nullptr;
-  }
+  std::vector<AttrEntry> items;  ///< Dict entries / Array elements (name "" in arrays)
+  const Attr* get(const std::string& key) const;
 };
+
+/// One Dict entry / Array element. A struct rather than std::pair: a pair of
+/// the still-incomplete Attr inside Attr does not compile with clang +
+/// libstdc++ (pair's conditional explicit needs Attr complete).
+struct AttrEntry {
+  std::string first;
+  Attr second;
+  AttrEntry(std::string k, Attr v) : first(std::move(k)), second(std::move(v)) {}
+};
+
+inline const Attr* Attr::get(const std::string& key) const {
+  for (auto& [k, v] : items)
+    if (k == key) return &v;
+  return nullptr;
+}
 
 /// A type: shaped types carry their shape (-1 for a dynamic dimension).
 struct Type {
