@@ -18,5 +18,7 @@ void add_check_cert_command(CLI::App& app, int& exit_code);
 void add_shell_command(CLI::App& app, int& exit_code);
 /// `fusecert hook install|uninstall`: the git pre-commit hook (cmd_hook.cpp).
 void add_hook_command(CLI::App& app, int& exit_code);
+/// `fusecert validate`: translation validation of fusion rewrites (verifier/tv, cmd_validate.cpp).
+void add_validate_command(CLI::App& app, int& exit_code);
 
 }  // namespace fusecert::cli

@@ -15,6 +15,7 @@ int main(int argc, char** argv) {
   fusecert::cli::add_check_cert_command(app, exit_code);
   fusecert::cli::add_shell_command(app, exit_code);
   fusecert::cli::add_hook_command(app, exit_code);
+  fusecert::cli::add_validate_command(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

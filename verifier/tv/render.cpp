@@ -1,0 +1,49 @@
+// The Alive2-style text report of a validation.
+#include <cstdio>
+
+#include "verifier/tv/validate.h"
+
+namespace fusecert::tv {
+
+namespace {
+std::string ms(double t) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.0f ms", t);
+  return b;
+}
+std::string value(const smt::ModelValue& m) { return m.bits.empty() ? m.value : m.bits + " (" + m.value + ")"; }
+}  // namespace
+
+std::string render_text(const Validation& v) {
+  std::string o;
+  for (auto& e : v.parse_errors) o += e + "\n";
+  for (auto& e : v.errors) o += e.str() + "\n";
+  for (auto& p : v.pairs) {
+    o += "validate: @" + p.before_func + " (" + p.before_loc.str() + ") -> @" + p.after_func + " (" + p.after_loc.str() + ")\n";
+    o += "  bound: K = " + std::to_string(p.before.k_used);
+    if (p.before.k_module > 0) o += " (the module's K = " + std::to_string(p.before.k_module) + ")";
+    o += ", unrolled\n";
+    o += "  before: ";
+    for (size_t i = 0; i < p.before.summary.size(); ++i) o += (i ? ", " : "") + p.before.summary[i];
+    o += "\n  after:  ";
+    for (size_t i = 0; i < p.after.summary.size(); ++i) o += (i ? ", " : "") + p.after.summary[i];
+    o += "\n  abstractions:\n";
+    for (auto& a : p.abstractions) o += "    - " + a + "\n";
+    for (auto& r : p.results) {
+      o += "  " + r.id + " " + r.name + " [" + to_string(r.fmt) + "]: " + r.verdict + " (" +
+           std::string(smt::to_string(r.res.answer)) + ", " + ms(r.res.time_ms) +
+           (r.res.reason.empty() ? "" : ", " + r.res.reason) + "; " + r.method + ")\n";
+      if (r.verdict != "not equivalent") continue;
+      o += "    counterexample: element (i, j), any element whose operands take these values:\n";
+      for (auto& in : r.inputs) o += "      " + in.name + " = " + value(in) + "\n";
+      o += "      (operands not listed: any value; replayed as +0)\n";
+      o += "    before: " + value(r.before) + "\n";
+      o += "    after:  " + value(r.after) + "\n";
+    }
+    o += "  verdict: " + p.verdict + "\n";
+  }
+  o += "verdict: " + v.verdict + "\n";
+  return o;
+}
+
+}  // namespace fusecert::tv
