@@ -5,7 +5,10 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <condition_variable>
 #include <cstdio>
+#include <mutex>
+#include <thread>
 
 #include "support/sha256.h"
 #include "verifier/smt/cache.h"
@@ -58,13 +61,33 @@ CheckResult solve_smt2(const std::string& text, unsigned timeout_ms) {
   try {
     z3::context c;
     z3::solver s(c);
-    if (timeout_ms > 0) {
-      z3::params p(c);
-      p.set("timeout", timeout_ms);
-      s.set(p);
-    }
+    // The limit is our own watchdog calling Z3_interrupt, not Z3's "timeout"
+    // parameter: Z3 4.8.12's thread-pool scoped_timer can deadlock (both
+    // threads on its mutex) when a short timer fires as the check ends —
+    // `certify --timeout-ms 1` hung forever (tests/failclosed certify_timeout;
+    // Z3Prover/z3#5370, #5990). An interrupted check answers unknown with
+    // reason "canceled", which is a Timeout below.
     s.from_string(text.c_str());
+    std::mutex mu;
+    std::condition_variable cv;
+    bool done = false;
+    std::thread watchdog;
+    if (timeout_ms > 0)
+      watchdog = std::thread([&] {
+        std::unique_lock<std::mutex> lk(mu);
+        if (!cv.wait_for(lk, std::chrono::milliseconds(timeout_ms), [&] { return done; })) c.interrupt();
+      });
+    struct Stop {  // stops and joins the watchdog right after check, and on a throw
+      std::mutex& mu; std::condition_variable& cv; bool& done; std::thread& t;
+      void operator()() {
+        { std::lock_guard<std::mutex> lk(mu); done = true; }
+        cv.notify_all();
+        if (t.joinable()) t.join();
+      }
+      ~Stop() { (*this)(); }
+    } stop{mu, cv, done, watchdog};
     z3::check_result cr = s.check();
+    stop();
     if (cr == z3::sat) {
       r.answer = Answer::Sat;
       z3::model m = s.get_model();
