@@ -1,0 +1,65 @@
+// Replays fuzz/regressions/<harness>/* — every input a fuzzer (or the bad
+// corpus) found to crash, hang or break a contract — through the very same
+// harness code, compiled here into the normal (gcc, optionally ASan) build.
+// Each harness file is included with its entry point renamed; a regression
+// fails this test by crashing, aborting (a contract check) or throwing.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#define LLVMFuzzerTestOneInput docs_fuzz_one
+#include "fuzz/docs_fuzz.cpp"
+#undef LLVMFuzzerTestOneInput
+#define LLVMFuzzerTestOneInput docconfig_fuzz_one
+#include "fuzz/docconfig_fuzz.cpp"
+#undef LLVMFuzzerTestOneInput
+#define LLVMFuzzerTestOneInput mlir_fuzz_one
+#include "fuzz/mlir_fuzz.cpp"
+#undef LLVMFuzzerTestOneInput
+#define LLVMFuzzerTestOneInput cert_fuzz_one
+#include "fuzz/cert_fuzz.cpp"
+#undef LLVMFuzzerTestOneInput
+#define LLVMFuzzerTestOneInput param_fuzz_one
+#include "fuzz/param_fuzz.cpp"
+#undef LLVMFuzzerTestOneInput
+#define LLVMFuzzerTestOneInput shell_fuzz_one
+#include "fuzz/shell_fuzz.cpp"
+#undef LLVMFuzzerTestOneInput
+
+namespace {
+
+using Entry = int (*)(const uint8_t*, size_t);
+
+/// Runs every file of fuzz/regressions/`harness`; returns how many ran.
+size_t replay(const std::string& harness, Entry entry) {
+  std::filesystem::path dir = std::filesystem::path(FUSECERT_SOURCE_DIR) / "fuzz/regressions" / harness;
+  std::vector<std::filesystem::path> files;
+  if (std::filesystem::is_directory(dir))
+    for (const auto& e : std::filesystem::directory_iterator(dir))
+      if (e.is_regular_file()) files.push_back(e.path());
+  std::sort(files.begin(), files.end());
+  for (const auto& f : files) {
+    SCOPED_TRACE(f.string());
+    std::ifstream in(f, std::ios::binary);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    std::string bytes = ss.str();
+    EXPECT_NO_THROW(entry(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()));
+  }
+  return files.size();
+}
+
+}  // namespace
+
+TEST(FuzzRegressions, Docs) { replay("docs_fuzz", docs_fuzz_one); }
+TEST(FuzzRegressions, DocConfig) { replay("docconfig_fuzz", docconfig_fuzz_one); }
+TEST(FuzzRegressions, Mlir) { EXPECT_GT(replay("mlir_fuzz", mlir_fuzz_one), 0u); }
+TEST(FuzzRegressions, Cert) { replay("cert_fuzz", cert_fuzz_one); }
+TEST(FuzzRegressions, Param) { replay("param_fuzz", param_fuzz_one); }
+TEST(FuzzRegressions, Shell) { replay("shell_fuzz", shell_fuzz_one); }

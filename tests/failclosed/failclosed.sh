@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# Fail-closed proof discipline: each case forces a solver failure and checks
+# that fusecert answers inconclusive / invalid / an error — never holds,
+# legal or a valid certificate.
+#   failclosed.sh FUSECERT SOURCE_DIR CASE
+# Cases: prove_timeout, certify_timeout, checkcert_unknown, checkcert_segv,
+#        checkcert_kill9, checkcert_unsat_then_crash, checkcert_missing_solver,
+#        checkcert_garbage_solver.
+set -uo pipefail
+BIN=$1 SRC=$2 CASE=$3
+W=$(mktemp -d "${TMPDIR:-/tmp}/fusecert-failclosed.XXXXXX") || exit 1
+trap 'rm -rf "$W"' EXIT
+fail() { echo "FAIL [$CASE]: $*"; exit 1; }
+IR=$SRC/fixtures/ir/adamw_tessera.mlir   # legal with Z3: every obligation holds
+
+# A fake SMT-LIB2 solver binary: its body is the case's misbehaviour.
+fake() { printf '#!/bin/sh\n%s\n' "$1" > "$W/fake-solver"; chmod +x "$W/fake-solver"; }
+# A fresh, valid certificate for $IR (Z3, generous timeout); checks it is valid first.
+make_cert() {
+  "$BIN" certify --out "$W/certs" "$IR" > "$W/certify.out" 2>&1 || fail "certify of $IR failed: $(cat "$W/certify.out")"
+  CERT=$(ls "$W"/certs/*.cert.json | head -1)
+  "$BIN" check-cert "$CERT" --ir "$IR" > "$W/ok.out" 2>&1 || fail "baseline check-cert is not valid: $(cat "$W/ok.out")"
+}
+# check-cert with the fake solver must say invalid (exit 1) or error (exit 2).
+expect_not_valid() {
+  "$BIN" check-cert "$CERT" --solver "$1" --timeout-ms 5000 > "$W/cc.out" 2>&1
+  rc=$?; cat "$W/cc.out"
+  [ $rc -eq 1 ] || [ $rc -eq 2 ] || fail "check-cert exit $rc with a broken solver (expected 1 invalid or 2 error)"
+  grep -qiE 'invalid|error' "$W/cc.out" || fail "no invalid/error diagnostic"
+  ! grep -qiE '(^|[^n])valid certificate|: valid' "$W/cc.out" || fail "reported a certificate valid"
+}
+
+case $CASE in
+  prove_timeout)
+    for p in P1 P2 P6; do
+      "$BIN" prove "$p" --timeout-ms 1 --no-witness --format json > "$W/p.json" 2>/dev/null
+      rc=$?
+      [ $rc -eq 2 ] || fail "$p: exit $rc with --timeout-ms 1 (expected 2, inconclusive)"
+      grep -q '"verdict": *"inconclusive"' "$W/p.json" || fail "$p: no inconclusive verdict"
+      ! grep -qE '"verdict": *"(holds|refuted|conditional)"' "$W/p.json" || fail "$p: a definite verdict from a timed-out solver"
+    done ;;
+  certify_timeout)
+    "$BIN" certify --timeout-ms 1 --format json --out "$W/out" "$SRC/fixtures/ir/adamw_linalg.mlir" > "$W/c.json" 2>"$W/c.err"
+    rc=$?; cat "$W/c.err"
+    [ $rc -eq 2 ] || fail "certify exit $rc with --timeout-ms 1 (expected 2: inconclusive)"
+    grep -q 'inconclusive' "$W/c.json" || fail "no inconclusive candidate in the JSON"
+    for c in "$W"/out/*.cert.json; do
+      [ -e "$c" ] || continue
+      ! grep -qE '"verdict": *"legal"' "$c" || fail "$(basename "$c") says legal after a 1 ms timeout"
+      # and check-cert must not accept a timed-out certificate as proving legality
+      if "$BIN" check-cert "$c" > "$W/cc.out" 2>&1; then
+        grep -qE '"verdict": *"(inconclusive|illegal)"' "$c" || fail "check-cert accepts $(basename "$c")"
+      fi
+    done ;;
+  checkcert_unknown)         make_cert; fake 'echo unknown'; expect_not_valid "$W/fake-solver" ;;
+  checkcert_segv)            make_cert; fake 'kill -SEGV $$'; expect_not_valid "$W/fake-solver" ;;
+  checkcert_kill9)           make_cert; fake 'kill -9 $$'; expect_not_valid "$W/fake-solver" ;;
+  checkcert_unsat_then_crash) make_cert; fake 'echo unsat; kill -SEGV $$'; expect_not_valid "$W/fake-solver" ;;
+  checkcert_garbage_solver)  make_cert; fake 'echo "(error \"line 1: something\")"; exit 1'; expect_not_valid "$W/fake-solver" ;;
+  checkcert_missing_solver)  make_cert; expect_not_valid "$W/no-such-dir/cvc5" ;;
+  *) fail "unknown case" ;;
+esac
+echo "PASS [$CASE]"
