@@ -64,6 +64,7 @@ int run_repl(Session& s, const ReplOptions& opt) {
   g_session = &s;
   rl_readline_name = const_cast<char*>("fusecert");
   rl_completer_word_break_characters = g_word_breaks;
+  rl_basic_word_break_characters = g_word_breaks;  // libedit splits words with this one
   rl_attempted_completion_function = attempt_completion;
   using_history();
   stifle_history(2000);
