@@ -54,7 +54,13 @@ std::string run_solver(const Solver& s, const std::string& smt2, bool fp_exp, un
     size_t n;
     while ((n = std::fread(buf.data(), 1, buf.size(), p)) > 0) out.append(buf.data(), n);
     int st = pclose(p);
-    (void)st;
+    // Fail closed: a solver that crashed (a signal, or the shell's 128+N for
+    // one) answered nothing trustworthy, even if it printed "unsat" first.
+    int sig = st == -1 ? -1 : WIFSIGNALED(st) ? WTERMSIG(st) : (WIFEXITED(st) && WEXITSTATUS(st) > 128) ? WEXITSTATUS(st) - 128 : 0;
+    if (sig != 0) {
+      std::remove(tmpl);
+      return "error: " + s.name + (sig > 0 ? " was killed by signal " + std::to_string(sig) : std::string(" could not be waited for"));
+    }
   } else {
     std::remove(tmpl);
     return "error: cannot run " + s.name;
