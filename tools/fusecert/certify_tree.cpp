@@ -232,8 +232,17 @@ std::vector<std::string> expand_inputs(const std::vector<std::string>& inputs, b
   std::error_code ec;
   for (const auto& in : inputs) {
     if (!is_glob(in)) {
-      if (fs::is_directory(in, ec)) mlir_below(in, recursive, out);
-      else if (fs::exists(in, ec)) out.insert(norm(in));
+      if (fs::is_directory(in, ec)) {
+        // A folder that contributes nothing is an input error, like a pattern
+        // that matches nothing: "0 files, exit 0" would read as a pass.
+        std::set<std::string> found;
+        mlir_below(in, recursive, found);
+        out.insert(found.begin(), found.end());
+        if (found.empty())
+          throw std::invalid_argument(in + ": the folder holds no .mlir file" + (recursive ? "" : " (use -r to descend)"));
+      } else if (fs::exists(in, ec)) out.insert(norm(in));
+      else if (ec && ec != std::errc::no_such_file_or_directory)
+        throw std::invalid_argument(in + ": cannot read: " + ec.message());  // e.g. a symlink loop
       else throw std::invalid_argument(in + ": no such file or folder");
       continue;
     }

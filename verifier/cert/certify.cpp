@@ -78,10 +78,20 @@ InputReport certify_text(const std::string& text, const std::string& file, unsig
 
 InputReport certify_file(const std::string& path, unsigned timeout_ms) {
   std::error_code ec;
-  if (!std::filesystem::exists(path, ec)) {
+  auto st = std::filesystem::status(path, ec);
+  if (!std::filesystem::exists(st)) {
+    // A symlink loop or a permission error is not "no such file": say why.
     InputReport r;
     r.file = path;
-    r.diags.push_back({"error", "", "input", ir::Loc{path, 0, 0}, "no such file", {}});
+    std::string why = ec && ec != std::errc::no_such_file_or_directory ? "cannot read: " + ec.message() : "no such file";
+    r.diags.push_back({"error", "", "input", ir::Loc{path, 0, 0}, why, {}});
+    return r;
+  }
+  if (!std::filesystem::is_regular_file(st)) {
+    // A FIFO, socket or device would block or never end (fixtures/bad: fifo.mlir).
+    InputReport r;
+    r.file = path;
+    r.diags.push_back({"error", "", "input", ir::Loc{path, 0, 0}, "not a regular file", {}});
     return r;
   }
   auto size = std::filesystem::file_size(path, ec);
