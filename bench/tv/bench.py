@@ -3,6 +3,7 @@
 binary32 / bf16, and the largest K that validates within a 10 s timeout.
 
 Usage: taskset -c 0,1 python3 bench/tv/bench.py --fusecert build-tv/fusecert [--out bench/tv/results.json]
+   or: ... --tv-bench build-tv/tests/tv/fusecert_tv_bench (same validation, through the library)
 
 Pairs (generated here, one file with @before/@after each):
   tessera   tessera.matmul + tessera.adamw  vs  tessera.training.wgrad_adamw
@@ -68,10 +69,11 @@ func.func @after({args}) -> ({R3}) {{
 
 LINE = re.compile(r"TV\.result(\d) .*: (equivalent|not equivalent|inconclusive) \((\w+), (\d+) ms")
 
-def run(fusecert, path, k, timeout_ms):
+def run(cmd, path, k, timeout_ms):
     t0 = time.monotonic()
-    p = subprocess.run([fusecert, "validate", path, "--k", str(k), "--timeout-ms", str(timeout_ms)],
-                       capture_output=True, text=True)
+    argv = ([cmd[1], path, str(k), str(timeout_ms)] if cmd[0] == "lib"
+            else [cmd[1], "validate", path, "--k", str(k), "--timeout-ms", str(timeout_ms)])
+    p = subprocess.run(argv, capture_output=True, text=True)
     wall = time.monotonic() - t0
     rows = LINE.findall(p.stdout)
     verdict = re.search(r"^verdict: (.*)$", p.stdout, re.M)
@@ -80,11 +82,15 @@ def run(fusecert, path, k, timeout_ms):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--fusecert", required=True)
+    ap.add_argument("--fusecert", help="the fusecert binary")
+    ap.add_argument("--tv-bench", help="or the library runner (build-tv/tests/tv/fusecert_tv_bench)")
     ap.add_argument("--out", default=None)
     ap.add_argument("--timeout-ms", type=int, default=10000)
     ap.add_argument("--max-k", type=int, default=1024)
     a = ap.parse_args()
+    cmd = ("lib", a.tv_bench) if a.tv_bench else ("cli", a.fusecert)
+    if not cmd[1]:
+        ap.error("pass --fusecert or --tv-bench")
     tmp = tempfile.mkdtemp(prefix="fusecert-tv-bench-")
     res = {"cpus": os.sched_getaffinity(0).__len__(), "timeout_ms": a.timeout_ms, "table": [], "largest_k": {}}
     for kind in ("tessera", "epilogue", "split_k"):
@@ -92,7 +98,7 @@ def main():
             path = os.path.join(tmp, f"{kind}_{dt}.mlir")
             open(path, "w").write(module(kind, dt))
             for k in (4, 8, 16):
-                r = run(a.fusecert, path, k, a.timeout_ms)
+                r = run(cmd, path, k, a.timeout_ms)
                 r.update(pair=kind, dtype=dt, k=k)
                 res["table"].append(r)
                 print(f"{kind:9} {dt:5} K={k:<3} {r['verdict']:15} solver {r['solver_ms']:>7} ms  wall {r['wall_s']:.2f} s  {r['answers']}", flush=True)
@@ -101,7 +107,7 @@ def main():
                 continue
             best, k = None, 4
             while k <= a.max_k:
-                r = run(a.fusecert, path, k, a.timeout_ms)
+                r = run(cmd, path, k, a.timeout_ms)
                 if r["verdict"] != "equivalent" or r["wall_s"] > a.timeout_ms / 1000:
                     break
                 best, k = k, k * 2

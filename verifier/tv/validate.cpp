@@ -6,6 +6,7 @@
 #include "support/files.h"
 #include "support/sha256.h"
 #include "verifier/smt/arith.h"
+#include "verifier/smt/values.h"
 #include "verifier/tv/encode_fp.h"
 #include "verifier/tv/eval.h"
 #include "verifier/witness/numeric.h"
@@ -64,9 +65,47 @@ std::optional<std::map<std::string, double>> search(const Program& p, int before
   return std::nullopt;
 }
 
+/// The obligation's query: the two results differ. With `fixed`, the
+/// operands are pinned to those values and the results are named
+/// before_result / after_result so the model reports them; without, the
+/// disequality is asserted on the terms themselves, so two sides that
+/// translate to the same term are refuted by Z3's simplifier.
+std::string query(const Program& p, const ResultCheck& rc, const std::map<std::string, double>* fixed) {
+  z3::context ctx;
+  std::vector<z3::expr> e = encode_fp(ctx, p);
+  smt::Query q(ctx);
+  z3::expr tb = e.at(static_cast<size_t>(rc.before_node)), ta = e.at(static_cast<size_t>(rc.after_node));
+  if (!fixed) {
+    q.add(!(tb == ta));  // SMT `=` on FP: same value and sign of zero; all NaNs equal
+    return q.smt2();
+  }
+  z3::sort s = ctx.fpa_sort(ebits(rc.fmt), sbits(rc.fmt));
+  z3::expr before = ctx.constant("before_result", s), after = ctx.constant("after_result", s);
+  q.add(before == tb);
+  q.add(after == ta);
+  q.add(!(before == after));
+  smt::FpArith f32(ctx, 8, 24, {}), bf16(ctx, 8, 8, {});
+  for (int id : p.vars()) {
+    const Node& n = p.at(id);
+    auto it = fixed->find(n.name);
+    q.add(e.at(static_cast<size_t>(id)) == (n.fmt == Fmt::F32 ? f32 : bf16).num(it == fixed->end() ? 0.0 : it->second));
+  }
+  return q.smt2();
+}
+
+void take_model(ResultCheck& rc, const smt::CheckResult& r) {
+  rc.inputs.clear();
+  for (auto& mv : r.model) {
+    if (mv.name == "before_result") rc.before = mv;
+    else if (mv.name == "after_result") rc.after = mv;
+    else rc.inputs.push_back(mv);
+  }
+}
+
 /// Solves one result obligation. A counterexample found by concrete search is
 /// confirmed by Z3 on the query with the operands fixed to it (a `sat` there
-/// is a `sat` of the general query); otherwise the general query decides.
+/// is a `sat` of the general query); otherwise the general query decides, and
+/// a model of it is re-solved with the operands fixed to report both results.
 ResultCheck check_result(const Program& p, const Side& b, const Side& a, size_t r, const ValidateOptions& opt) {
   ResultCheck rc;
   rc.id = "TV.result" + std::to_string(r);
@@ -75,39 +114,30 @@ ResultCheck check_result(const Program& p, const Side& b, const Side& a, size_t 
   rc.before_node = b.outputs[r];
   rc.after_node = a.outputs[r];
   auto hit = rc.before_node == rc.after_node ? std::nullopt : search(p, rc.before_node, rc.after_node, rc.fmt, opt.search_trials);
-  for (int attempt = hit ? 0 : 1; attempt < 2; ++attempt) {
-    z3::context ctx;
-    std::vector<z3::expr> e = encode_fp(ctx, p);
-    smt::Query q(ctx);
-    z3::sort s = ctx.fpa_sort(ebits(rc.fmt), sbits(rc.fmt));
-    z3::expr before = ctx.constant("before_result", s), after = ctx.constant("after_result", s);
-    q.add(before == e.at(static_cast<size_t>(rc.before_node)));
-    q.add(after == e.at(static_cast<size_t>(rc.after_node)));
-    q.add(!(before == after));  // SMT `=` on FP: same value and sign of zero; all NaNs equal
-    if (attempt == 0) {
-      smt::FpArith f32(ctx, 8, 24, {}), bf16(ctx, 8, 8, {});
-      for (int id : p.vars()) {
-        const Node& n = p.at(id);
-        q.add(e.at(static_cast<size_t>(id)) == (n.fmt == Fmt::F32 ? f32 : bf16).num(hit->at(n.name)));
-      }
-    }
-    rc.smt2 = q.smt2();
+  if (hit) {
+    rc.smt2 = query(p, rc, &*hit);
     rc.res = smt::solve_smt2(rc.smt2, opt.timeout_ms);
-    rc.method = attempt == 0 ? "counterexample from concrete search (" + std::to_string(opt.search_trials) +
-                                   " candidates max), confirmed by Z3 with the operands fixed"
-                             : "Z3 over all operand values";
-    if (attempt == 0 && rc.res.answer == smt::Answer::Sat) break;  // else: the general query decides
+    rc.method = "counterexample from concrete search, confirmed by Z3 with the operands fixed";
+    if (rc.res.answer == smt::Answer::Sat) {
+      rc.verdict = "not equivalent";
+      take_model(rc, rc.res);
+      return rc;
+    }
   }
+  rc.smt2 = query(p, rc, nullptr);
+  rc.res = smt::solve_smt2(rc.smt2, opt.timeout_ms);
+  rc.method = "Z3 over all operand values";
   switch (rc.res.answer) {
     case smt::Answer::Unsat: rc.verdict = "equivalent"; break;
-    case smt::Answer::Sat:
+    case smt::Answer::Sat: {
       rc.verdict = "not equivalent";
-      for (auto& mv : rc.res.model) {
-        if (mv.name == "before_result") rc.before = mv;
-        else if (mv.name == "after_result") rc.after = mv;
-        else rc.inputs.push_back(mv);
-      }
+      std::map<std::string, double> in;
+      for (auto& mv : rc.res.model)
+        if (!mv.bits.empty()) in[mv.name] = smt::decode_fp(std::stoull(mv.bits, nullptr, 16), 8, mv.sort.find(" 8 8)") != std::string::npos ? 8 : 24);
+      smt::CheckResult fixed = smt::solve_smt2(query(p, rc, &in), opt.timeout_ms);
+      take_model(rc, fixed.answer == smt::Answer::Sat ? fixed : rc.res);
       break;
+    }
     default: rc.verdict = "inconclusive"; break;
   }
   return rc;
