@@ -264,8 +264,49 @@ struct Translator {
 
 }  // namespace
 
+/// Deepest bracket nesting MLIR's recursive-descent parser is handed. Real
+/// modules nest < 20 levels; 20,000 nested `[` overflow the parser's stack
+/// (fixtures/bad/ir/deep-nesting.mlir crashed certify with SIGSEGV).
+constexpr int kMaxNesting = 256;
+
+/// First position where ( [ { < nesting exceeds kMaxNesting outside string
+/// literals and // comments, as a 1-based Loc; nullopt when within the limit.
+static std::optional<Loc> too_deep(const std::string& text, const std::string& filename) {
+  int depth = 0;
+  unsigned line = 1, col = 0;
+  bool in_str = false, in_comment = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    ++col;
+    if (c == '\n') {
+      ++line, col = 0, in_comment = false;
+      continue;
+    }
+    if (in_comment) continue;
+    if (in_str) {
+      if (c == '\\') ++i, ++col;
+      else if (c == '"') in_str = false;
+      continue;
+    }
+    if (c == '"') in_str = true;
+    else if (c == '/' && i + 1 < text.size() && text[i + 1] == '/') in_comment = true;
+    else if (c == '(' || c == '[' || c == '{' || c == '<') {
+      if (++depth > kMaxNesting) return Loc{filename, line, col};
+    } else if (c == ')' || c == ']' || c == '}' || (c == '>' && !(i > 0 && text[i - 1] == '-'))) {
+      depth = depth > 0 ? depth - 1 : 0;
+    }
+  }
+  return std::nullopt;
+}
+
 LoadResult parse_mlir(const std::string& text, const std::string& filename) {
   LoadResult res;
+  if (auto at = too_deep(text, filename)) {
+    res.diags.push_back({*at, "error",
+                         "brackets nest deeper than " + std::to_string(kMaxNesting) +
+                             " levels; not parsed (MLIR's parser would exhaust the stack)"});
+    return res;
+  }
   if (text.size() > kMaxInputBytes) {
     res.diags.push_back({Loc{filename, 0, 0}, "error",
                          "input is " + std::to_string(text.size() >> 20) + " MiB; fusecert accepts at most " +
