@@ -3,7 +3,7 @@
 #   fuzz/run.sh HARNESS [SECONDS] [extra libFuzzer flags...]
 # Working corpus: build-fuzz/corpus/HARNESS (grows; seeded from fuzz/seeds and
 # fixtures/ on first use). Crash/timeout/OOM inputs: build-fuzz/artifacts/HARNESS/.
-# Log: build-fuzz/logs/HARNESS.log (the last "#N DONE cov: ... exec/s" line is
+# Log: build-fuzz/logs/HARNESS.log (FUZZ_LOG_SUFFIX=-x keeps several) (the last "#N DONE cov: ... exec/s" line is
 # the run's figure for docs/fuzzing.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -23,9 +23,11 @@ esac
 # but fixtures/ holds subfolders and non-inputs).
 seed_dir=$B/seeds/$h; rm -rf "$seed_dir"; mkdir -p "$seed_dir"
 for s in "${seeds[@]}"; do
-  find "$s" -type f -size -1M | while read -r f; do cp "$f" "$seed_dir/$(echo "$f" | tr '/ ' '__')"; done
+  find "$s" -type f -size -1000k | while read -r f; do cp "$f" "$seed_dir/$(echo "$f" | tr '/ ' '__')"; done
 done
-[ -d "fuzz/regressions/$h" ] && cp fuzz/regressions/$h/* "$seed_dir/" 2>/dev/null || true
+# FUZZ_NO_REGRESSIONS=1 leaves the regression inputs out of the seeds (for a
+# binary built before their fix, so the run explores instead of re-crashing).
+if [ -z "${FUZZ_NO_REGRESSIONS:-}" ] && [ -d "fuzz/regressions/$h" ]; then cp fuzz/regressions/$h/* "$seed_dir/" 2>/dev/null || true; fi
 exec "$B/fuzz/$h" "$corpus" "$seed_dir" -max_total_time="$secs" -timeout=60 -rss_limit_mb=4096 \
   -max_len=${FUZZ_MAX_LEN:-65536} -print_final_stats=1 -artifact_prefix="$art/" "$@" \
-  >"$B/logs/$h.log" 2>&1
+  >"$B/logs/$h${FUZZ_LOG_SUFFIX:-}.log" 2>&1
