@@ -15,16 +15,16 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct Run {
+struct CliRun {
   int rc = -1;
   std::string out;
 };
 
 /// Runs `fusecert docs ARGS` (stderr to a file), returning exit status and stdout.
-Run docs(const std::string& args, std::string* err = nullptr) {
+CliRun docs(const std::string& args, std::string* err = nullptr) {
   const fs::path errfile = fs::temp_directory_path() / ("docaudit_cli_err_" + std::to_string(::getpid()));
   const std::string cmd = std::string(FUSECERT_BIN) + " docs " + args + " 2>" + errfile.string();
-  Run r;
+  CliRun r;
   FILE* p = popen(cmd.c_str(), "r");
   if (!p) return r;
   char buf[65536];
@@ -68,14 +68,14 @@ class CliFixture : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(CliFixture, PassIsCleanWithExitZero) {
   const fs::path root = fs::path(DOCAUDIT_FIXTURES) / GetParam() / "pass";
-  Run r = docs(fixture_args(root));
+  CliRun r = docs(fixture_args(root));
   EXPECT_EQ(r.rc, 0) << r.out;
   EXPECT_NE(r.out.find(" 0 error(s), 0 warning(s)"), std::string::npos) << r.out;
 }
 
 TEST_P(CliFixture, FailPrintsExactlyTheExpectedFindingsWithExitOne) {
   const fs::path root = fs::path(DOCAUDIT_FIXTURES) / GetParam() / "fail";
-  Run r = docs(fixture_args(root));
+  CliRun r = docs(fixture_args(root));
   EXPECT_EQ(r.rc, 1);
   EXPECT_EQ(r.out, read(root / "expected.txt"));
   EXPECT_NE(r.out.find("[" + GetParam() + "]"), std::string::npos);
@@ -90,12 +90,12 @@ INSTANTIATE_TEST_SUITE_P(Fixtures, CliFixture, ::testing::ValuesIn(fixture_rules
 
 TEST(Cli, JsonAndSarifFormats) {
   const fs::path root = fs::path(DOCAUDIT_FIXTURES) / "anchor.broken-link" / "fail";
-  Run j = docs(fixture_args(root, "--format json"));
+  CliRun j = docs(fixture_args(root, "--format json"));
   EXPECT_EQ(j.rc, 1);
   auto parsed = nlohmann::json::parse(j.out);
   ASSERT_EQ(parsed["findings"].size(), 1u);
   EXPECT_EQ(parsed["findings"][0]["rule"], "anchor.broken-link");
-  Run s = docs(fixture_args(root, "--format sarif"));
+  CliRun s = docs(fixture_args(root, "--format sarif"));
   EXPECT_EQ(s.rc, 1);
   auto sarif = nlohmann::json::parse(s.out);
   EXPECT_EQ(sarif["version"], "2.1.0");
@@ -130,7 +130,7 @@ TEST(Cli, BadInputsAreFindingsNotCrashes) {
     for (int i = 0; i < 50 * 1024; ++i) out << line;
   }
   std::ofstream(dir / "empty.md");
-  Run r = docs("--repo-root " + dir.string() + " " + dir.string());
+  CliRun r = docs("--repo-root " + dir.string() + " " + dir.string());
   EXPECT_EQ(r.rc, 1);
   EXPECT_NE(r.out.find("empty.md:1:1: error [input.empty]"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("huge.md:1:1: error [input.too-large]"), std::string::npos) << r.out;
@@ -141,8 +141,8 @@ TEST(Cli, BadInputsAreFindingsNotCrashes) {
 TEST(Cli, ParallelOutputIsDeterministic) {
   // Every fixture at once, as one tree, with 1 and 4 workers.
   const fs::path root = fs::path(DOCAUDIT_FIXTURES);
-  Run a = docs(fixture_args(root, "-j 1 --format json"));
-  Run b = docs(fixture_args(root, "-j 4 --format json"));
+  CliRun a = docs(fixture_args(root, "-j 1 --format json"));
+  CliRun b = docs(fixture_args(root, "-j 4 --format json"));
   EXPECT_EQ(a.rc, 1);
   EXPECT_EQ(a.out, b.out);
   EXPECT_GT(nlohmann::json::parse(a.out)["findings"].size(), 30u);
