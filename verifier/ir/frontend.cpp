@@ -299,8 +299,38 @@ static std::optional<Loc> too_deep(const std::string& text, const std::string& f
   return std::nullopt;
 }
 
+/// Position of the first byte that is not well-formed UTF-8 (overlong forms,
+/// surrogates and code points past U+10FFFF count as ill-formed), or nullopt.
+/// MLIR accepts such bytes inside string attributes and names, but every
+/// report (JSON, certificates, SARIF) must be UTF-8: mlir_fuzz found
+/// `certify` terminating in nlohmann::json::dump (type_error 316).
+static std::optional<Loc> bad_utf8(const std::string& t, const std::string& filename) {
+  unsigned line = 1, col = 1;
+  for (size_t i = 0; i < t.size();) {
+    unsigned char c = t[i];
+    size_t n = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
+    bool ok = n != 0 && i + n <= t.size();
+    for (size_t k = 1; ok && k < n; ++k) ok = (static_cast<unsigned char>(t[i + k]) & 0xC0) == 0x80;
+    if (ok && n > 1) {
+      unsigned cp = c & (0xFF >> (n + 1));
+      for (size_t k = 1; k < n; ++k) cp = (cp << 6) | (static_cast<unsigned char>(t[i + k]) & 0x3F);
+      static const unsigned min[] = {0, 0, 0x80, 0x800, 0x10000};
+      ok = cp >= min[n] && cp <= 0x10FFFF && !(cp >= 0xD800 && cp <= 0xDFFF);
+    }
+    if (!ok) return Loc{filename, line, col};
+    if (c == '\n') ++line, col = 1;
+    else ++col;
+    i += n;
+  }
+  return std::nullopt;
+}
+
 LoadResult parse_mlir(const std::string& text, const std::string& filename) {
   LoadResult res;
+  if (auto at = bad_utf8(text, filename)) {
+    res.diags.push_back({*at, "error", "invalid UTF-8 byte sequence; the module is not parsed"});
+    return res;
+  }
   if (auto at = too_deep(text, filename)) {
     res.diags.push_back({*at, "error",
                          "brackets nest deeper than " + std::to_string(kMaxNesting) +
