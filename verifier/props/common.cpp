@@ -38,10 +38,15 @@ model::Hyper hyper_from(const std::map<std::string, Param>& ps) {
 
 Obligation& discharge(PropositionResult& out, const std::string& id, const std::string& claim, const smt::Query& q,
                       smt::Answer expected, unsigned timeout_ms) {
+  return discharge(out, id, claim, q.smt2(), expected, timeout_ms);
+}
+
+Obligation& discharge(PropositionResult& out, const std::string& id, const std::string& claim,
+                      const std::string& smt2, smt::Answer expected, unsigned timeout_ms) {
   Obligation ob;
   ob.id = id;
   ob.claim = claim;
-  ob.smt2 = q.smt2();
+  ob.smt2 = smt2;
   ob.expected = expected;
   smt::CheckResult r = smt::solve_smt2(ob.smt2, timeout_ms);
   ob.result = r.answer;

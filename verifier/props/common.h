@@ -29,6 +29,10 @@ model::Hyper hyper_from(const std::map<std::string, Param>& ps);
 Obligation& discharge(PropositionResult& out, const std::string& id, const std::string& claim,
                       const smt::Query& q, smt::Answer expected, unsigned timeout_ms);
 
+/// The same for a query already rendered to SMT-LIB2 text.
+Obligation& discharge(PropositionResult& out, const std::string& id, const std::string& claim,
+                      const std::string& smt2, smt::Answer expected, unsigned timeout_ms);
+
 /// True if any obligation's answer is not sat/unsat.
 bool any_inconclusive(const PropositionResult& r);
 

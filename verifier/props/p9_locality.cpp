@@ -17,34 +17,17 @@ namespace fusecert::verifier::props {
 namespace {
 using smt::Answer;
 
-Obligation& discharge_text(PropositionResult& out, const std::string& id, const std::string& claim,
-                           const std::string& text, Answer expected, unsigned timeout_ms) {
-  Obligation ob;
-  ob.id = id;
-  ob.claim = claim;
-  ob.smt2 = text;
-  ob.expected = expected;
-  smt::CheckResult r = smt::solve_smt2(text, timeout_ms);
-  ob.result = r.answer;
-  ob.time_ms = r.time_ms;
-  ob.reason = r.reason;
-  ob.model = r.model;
-  ob.cached = r.cached;
-  out.obligations.push_back(std::move(ob));
-  return out.obligations.back();
-}
-
 }  // namespace
 
 FUSECERT_ENCODER(encode_P9) {
   (void)spec;
   const long rows = iparam(params, "rows", 1, 1 << 20), cols = iparam(params, "cols", 1, 1 << 20);
   const std::vector<int64_t> shape = {rows, cols};
-  discharge_text(out, "P9.coordinate",
+  discharge(out, "P9.coordinate",
                  "a consumer with identity indexing maps (AdamW, SGD, momentum) reads, for every tile size and every "
                  "output point, only gradient elements of the tile that computed that point",
                  ir::locality_query(ir::problem_for(ir::Locality::Coordinate, shape)), Answer::Unsat, opt.timeout_ms);
-  auto& row = discharge_text(out, "P9.row",
+  auto& row = discharge(out, "P9.row",
                              "a row-statistics consumer (Adafactor) reads outside the producer tile for some tile size",
                              ir::locality_query(ir::problem_for(ir::Locality::Row, shape)), Answer::Sat,
                              opt.timeout_ms);
@@ -67,11 +50,11 @@ FUSECERT_ENCODER(encode_P9) {
   }
   ir::LocalityProblem panels = ir::problem_for(ir::Locality::Row, shape);
   panels.full_tiles = {false, true};
-  discharge_text(out, "P9.row_panels",
+  discharge(out, "P9.row_panels",
                  "the same row consumer is local on a producer whose tiles span whole rows (row locality ⊑ row-panel "
                  "partition)",
                  ir::locality_query(panels), Answer::Unsat, opt.timeout_ms);
-  discharge_text(out, "P9.global",
+  discharge(out, "P9.global",
                  "a tensor-wide reduction (global-norm clipping) reads outside the producer tile for some tile size",
                  ir::locality_query(ir::problem_for(ir::Locality::Global, shape)), Answer::Sat, opt.timeout_ms);
   const auto& ob = out.obligations;
