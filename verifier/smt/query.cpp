@@ -75,7 +75,7 @@ CheckResult solve_smt2(const std::string& text, unsigned timeout_ms) {
     if (timeout_ms > 0)
       watchdog = std::thread([&] {
         std::unique_lock<std::mutex> lk(mu);
-        if (!cv.wait_for(lk, std::chrono::milliseconds(timeout_ms), [&] { return done; })) c.interrupt();
+        if (!cv.wait_until(lk, t0 + std::chrono::milliseconds(timeout_ms), [&] { return done; })) c.interrupt();
       });
     struct Stop {  // stops and joins the watchdog right after check, and on a throw
       std::mutex& mu; std::condition_variable& cv; bool& done; std::thread& t;
@@ -88,7 +88,17 @@ CheckResult solve_smt2(const std::string& text, unsigned timeout_ms) {
     } stop{mu, cv, done, watchdog};
     z3::check_result cr = s.check();
     stop();
-    if (cr == z3::sat) {
+    // The limit is a deadline on the whole solve, from context creation
+    // through parsing to the answer: an answer that arrives after it is
+    // discarded as a timeout. Without this, whether `--timeout-ms 1` fires
+    // depended on when the watchdog thread was first scheduled (on a fast,
+    // busy CI machine a 10 ms check finished first and a candidate came out
+    // legal; tests/failclosed certify_timeout).
+    const double spent = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    if (timeout_ms > 0 && spent > timeout_ms && cr != z3::unknown) {
+      r.answer = Answer::Timeout;
+      r.reason = "timeout: the answer arrived after the " + std::to_string(timeout_ms) + " ms deadline";
+    } else if (cr == z3::sat) {
       r.answer = Answer::Sat;
       z3::model m = s.get_model();
       for (unsigned i = 0; i < m.num_consts(); ++i) r.model.push_back(render(c, m, m.get_const_decl(i)));

@@ -33,9 +33,11 @@ struct CheckResult {
 };
 
 /// Solves SMT-LIB2 `text` (declarations + assertions; any check-sat in it is
-/// ignored) with Z3 in a fresh context. `timeout_ms` = 0 means no limit.
-/// Parse errors yield Answer::Error with the message; a resource limit yields
-/// Answer::Timeout. Results are cached by SHA-256 of (text, timeout) within
+/// ignored) with Z3 in a fresh context. `timeout_ms` = 0 means no limit;
+/// otherwise it is a deadline (ms of wall time) on the whole solve, context
+/// creation and parsing included: an interrupted check, or an answer that
+/// arrives after the deadline, yields Answer::Timeout (never sat/unsat).
+/// Parse errors yield Answer::Error with the message. Results are cached by SHA-256 of (text, timeout) within
 /// the process (see cache.h), except Timeout/Error.
 CheckResult solve_smt2(const std::string& text, unsigned timeout_ms);
 
