@@ -1,0 +1,63 @@
+#!/bin/sh
+# docs/ci/github-actions.yml: the certify job's script, taken from the
+# workflow as GitHub would run it (bash -eo pipefail, shard 1 of 1), run on a
+# project whose IR_PATHS holds a `**` glob and a folder name with a space.
+# Every .mlir the globs match at any depth must reach the index: bash must
+# not expand the patterns (without globstar it reads `**` as `*` and
+# silently drops files at other depths); fusecert expands them.
+# Usage: ci_workflow_test.sh FUSECERT SRCDIR [WORKFLOW]
+set -u
+BIN=$1
+SRC=$2
+WF=${3:-$SRC/docs/ci/github-actions.yml}
+W=$(mktemp -d)
+trap 'rm -rf "$W"' EXIT
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+
+# The certify step's script, with the matrix value filled in.
+python3 - "$WF" >"$W/certify.sh" <<'PY' || { echo "FAIL: no certify step in $WF"; exit 1; }
+import sys, yaml
+wf = yaml.safe_load(open(sys.argv[1]))
+steps = [s for s in wf["jobs"]["certify"]["steps"] if "fusecert certify" in s.get("run", "")]
+assert len(steps) == 1, steps
+assert steps[0].get("shell", "bash") == "bash", steps[0].get("shell")
+print(steps[0]["run"].replace("${{ matrix.shard }}", "1"))
+PY
+
+# project/models: files at depth 0, 1 and 3 (and one that no pattern names).
+P="$W/project"
+mkdir -p "$P/models/a/b/c" "$P/models/d" "$P/other dir" "$P/skip" "$W/bin"
+ln -s "$(cd "$(dirname "$BIN")" && pwd)/$(basename "$BIN")" "$W/bin/fusecert"
+cp "$SRC/fixtures/ir/adamw_linalg.mlir" "$P/models/top.mlir"
+cp "$SRC/fixtures/ir/layer_clip_linalg.mlir" "$P/models/d/one.mlir"
+cp "$SRC/fixtures/ir/sgd_momentum_linalg.mlir" "$P/models/a/b/c/three.mlir"
+cp "$SRC/fixtures/ir/global_clip_linalg.mlir" "$P/other dir/spaced.mlir"
+cp "$SRC/fixtures/ir/adamw_linalg.mlir" "$P/skip/not_named.mlir"
+
+# IR_PATHS as the workflow's env block gives it: one pattern per line,
+# indentation and blank lines included.
+IR_PATHS='models/**/*.mlir
+  other dir/*.mlir
+
+'
+(cd "$W" && env IR_PATHS="$IR_PATHS" SHARDS=1 bash -eo pipefail "$W/certify.sh") >"$W/run.log" 2>&1 ||
+  fail "the certify step failed: $(tail -20 "$W/run.log")"
+[ -f "$W/shard/index.json" ] || { echo "FAIL: no index: $(tail -20 "$W/run.log")"; exit 1; }
+python3 - "$W/shard/index.json" >"$W/files" <<'PY'
+import json, sys
+for f in json.load(open(sys.argv[1]))["files"]:
+    print(f["file"])
+PY
+printf '%s\n' "models/a/b/c/three.mlir" "models/d/one.mlir" "models/top.mlir" "other dir/spaced.mlir" >"$W/want"
+sort "$W/files" >"$W/got"
+cmp -s "$W/want" "$W/got" || fail "the index lists other files than the patterns match:
+  want: $(tr '\n' ' ' <"$W/want")
+  got:  $(tr '\n' ' ' <"$W/got")"
+
+# A pattern that matches nothing stops the job (fusecert exits 2).
+(cd "$W" && rm -rf shard && env IR_PATHS='nothing/**/*.mlir' SHARDS=1 bash -eo pipefail "$W/certify.sh") >"$W/none.log" 2>&1 &&
+  fail "a pattern that matches nothing must fail the job: $(tail -5 "$W/none.log")"
+
+[ $fails -eq 0 ] && echo PASS
+exit $fails
