@@ -2,6 +2,9 @@
 #include "shell/repl.h"
 
 #include <editline/readline.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -17,6 +20,51 @@ namespace {
 Session* g_session = nullptr;
 std::vector<std::string> g_matches;
 char g_word_breaks[] = " \t\n";
+
+// Ctrl-C at the prompt discards the line being typed and shows a fresh
+// prompt (like bash). SIGINT is caught only while readline() waits for
+// input: the handler jumps back to read_command (psql does the same with
+// libedit), and libedit's next readline() resets its line buffer and
+// display. libedit's own signal handling is off (rl_catch_signals = 0): it
+// would re-raise SIGINT to the whole process group and leave its handlers
+// installed when we jump out. While a command runs SIGINT has its default
+// action (the shell ends, status 130): the solver's only interrupt is the
+// per-query timeout watchdog inside smt::solve_smt2 (set timeout MS).
+sigjmp_buf g_prompt_jmp;
+volatile sig_atomic_t g_at_prompt = 0;
+struct sigaction g_old_sigint;  // restored after each readline (a global: it must survive the jump)
+
+void on_sigint(int) {
+  if (g_at_prompt) {
+    g_at_prompt = 0;
+    siglongjmp(g_prompt_jmp, 1);
+  }
+  signal(SIGINT, SIG_DFL);
+  raise(SIGINT);
+}
+
+/// readline() that answers nullptr with *interrupted set when Ctrl-C is
+/// pressed while it waits.
+char* readline_interruptible(const char* prompt, bool* interrupted) {
+  *interrupted = false;
+  struct sigaction sa {};
+  sa.sa_handler = on_sigint;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = 0;
+  if (sigsetjmp(g_prompt_jmp, 1) != 0) {
+    sigaction(SIGINT, &g_old_sigint, nullptr);
+    static const char kMsg[] = "^C\r\n";
+    (void)!write(STDOUT_FILENO, kMsg, sizeof kMsg - 1);
+    *interrupted = true;
+    return nullptr;
+  }
+  sigaction(SIGINT, &sa, &g_old_sigint);
+  g_at_prompt = 1;
+  char* line = readline(prompt);
+  g_at_prompt = 0;
+  sigaction(SIGINT, &g_old_sigint, nullptr);
+  return line;
+}
 
 char* match_generator(const char*, int state) {
   static size_t next = 0;
@@ -37,14 +85,19 @@ char** attempt_completion(const char* text, int, int end) {
 }
 
 /// Reads one command, continuing `solve` lines while parentheses are open.
-/// Returns false on end of input with nothing read.
+/// Returns false on end of input with nothing read. Ctrl-C discards what was
+/// typed (continuation lines included) and reads a fresh command.
 bool read_command(std::string& out) {
-  char* line = readline("fusecert> ");
+  bool interrupted = false;
+  char* line = nullptr;
+  while (!(line = readline_interruptible("fusecert> ", &interrupted)) && interrupted) {
+  }
   if (!line) return false;
   out = line;
   free(line);
   while (needs_continuation(out)) {
-    char* more = readline("     ...> ");
+    char* more = readline_interruptible("     ...> ", &interrupted);
+    if (interrupted) return read_command(out);
     if (!more) break;
     out += "\n";
     out += more;
@@ -66,6 +119,7 @@ int run_repl(Session& s, const ReplOptions& opt) {
   rl_completer_word_break_characters = g_word_breaks;
   rl_basic_word_break_characters = g_word_breaks;  // libedit splits words with this one
   rl_attempted_completion_function = attempt_completion;
+  rl_catch_signals = 0;  // SIGINT at the prompt is ours (readline_interruptible)
   using_history();
   stifle_history(2000);
   if (!opt.history_file.empty()) read_history(opt.history_file.c_str());
