@@ -149,6 +149,27 @@ Outline parse_outline(std::string_view body, int first_line) {
     if (in_cell) cell_ref().text += s;
     if (link >= 0) out.links[link].text += s;
   };
+  // Start of each line of `input` (built on the first table cell): a cell's
+  // position is moved past its padding to the first character of its text.
+  std::vector<std::size_t> line_starts;
+  auto skip_padding = [&](Pos p) {
+    if (line_starts.empty()) {
+      line_starts.push_back(0);
+      for (std::size_t i = 0; i < input.size(); ++i)
+        if (input[i] == '\n') line_starts.push_back(i + 1);
+    }
+    if (p.line < 1 || p.col < 1 || static_cast<std::size_t>(p.line) > line_starts.size()) return p;
+    std::size_t i = line_starts[p.line - 1] + static_cast<std::size_t>(p.col - 1);
+    if (i < input.size() && input[i] == '|') {  // a cell position at its pipe
+      ++i;
+      ++p.col;
+    }
+    while (i < input.size() && (input[i] == ' ' || input[i] == '\t')) {
+      ++i;
+      ++p.col;
+    }
+    return p;
+  };
   auto open_prose = [&]() {
     out.prose.push_back(Prose{});
     out.prose.back().section = section;
@@ -260,7 +281,7 @@ Outline parse_outline(std::string_view body, int first_line) {
           Table& t = out.tables[table];
           if (enter) {
             auto& dest = t.rows.empty() ? t.header : t.rows.back();
-            dest.push_back(TableCell{"", pos_of(n)});
+            dest.push_back(TableCell{"", skip_padding(pos_of(n))});
             in_cell = true;
             open_prose();
           } else if (in_cell) {

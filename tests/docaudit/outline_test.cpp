@@ -57,6 +57,23 @@ TEST(Outline, GfmTablesWithContext) {
   EXPECT_EQ(t.section, 0);
 }
 
+TEST(Outline, TableCellPositionsSkipThePadding) {
+  // A finding on a cell points at its text, not at the blank after the pipe.
+  Outline o = parse_outline("| Id | Verdict |\n|---|---|\n|   P10 | Holds |\n| P11|\tNo |\n|x|  |\n", 1);
+  ASSERT_EQ(o.tables.size(), 1u);
+  const Table& t = o.tables[0];
+  EXPECT_EQ(t.header[0].pos.col, 3);
+  EXPECT_EQ(t.header[1].pos.col, 8);
+  ASSERT_EQ(t.rows.size(), 3u);
+  EXPECT_EQ(t.rows[0][0].text, "P10");
+  EXPECT_EQ(t.rows[0][0].pos.line, 3);
+  EXPECT_EQ(t.rows[0][0].pos.col, 5);
+  EXPECT_EQ(t.rows[0][1].pos.col, 11);
+  EXPECT_EQ(t.rows[1][0].pos.col, 3);
+  EXPECT_EQ(t.rows[1][1].pos.col, 8);
+  EXPECT_EQ(t.rows[2][0].pos.col, 2);
+}
+
 TEST(Outline, LinksAndBoldLabels) {
   Outline o = parse_outline("**Out of scope:** memory numbers. See [x](a/b.md#c) and ![img](i.png).\n", 1);
   ASSERT_EQ(o.links.size(), 2u);
