@@ -43,7 +43,18 @@ bool glob_match(const std::string& pattern, const std::string& path) {
 
 Repo::Repo(const fs::path& root, const RuleSet& rules) : rules_(rules) {
   root_ = normal(root);
-  audit_root_ = (root_ / rules.audit_root).lexically_normal();
+  std::error_code rec;
+  real_root_ = fs::weakly_canonical(root_, rec);
+  real_root_ = rec ? root_ : normal(real_root_);
+  audit_root_ = normal(root_ / rules.audit_root);
+  if (!inside(audit_root_) || !resolves_inside(audit_root_)) {
+    std::string from;
+    for (std::size_t i = 1; i < rules.sources.size(); ++i) from += (from.empty() ? " (set in " : ", ") + rules.sources[i];
+    if (!from.empty()) from += ")";
+    throw ConfigError("`tree.audit_root` `" + rules.audit_root + "`" + from + " resolves to `" +
+                      audit_root_.generic_string() + "`, outside the repository root `" + root_.generic_string() +
+                      "`");
+  }
   generated_root_ = (audit_root_ / rules.generated_dir).lexically_normal();
   std::error_code ec;
   for (fs::directory_iterator it(root_, fs::directory_options::skip_permission_denied, ec), end; !ec && it != end;
@@ -115,6 +126,22 @@ bool Repo::exists(const fs::path& abs) const {
   std::unique_lock<std::shared_mutex> lock(exists_mutex_);
   exists_cache_.emplace(key, found);
   return found;
+}
+
+bool Repo::resolves_inside(const fs::path& abs) const {
+  const std::string key = abs.native();
+  {
+    std::shared_lock<std::shared_mutex> lock(real_mutex_);
+    if (auto it = real_inside_cache_.find(key); it != real_inside_cache_.end()) return it->second;
+  }
+  std::error_code ec;
+  fs::path real = fs::weakly_canonical(abs, ec);
+  // An error (a symlink loop, a permission) leaves nothing to follow: the
+  // lexical answer stands.
+  const bool in = ec ? is_under(abs, root_) : is_under(normal(real), real_root_);
+  std::unique_lock<std::shared_mutex> lock(real_mutex_);
+  real_inside_cache_.emplace(key, in);
+  return in;
 }
 
 bool Repo::is_path_root(const std::string& name) const {

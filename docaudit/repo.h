@@ -1,6 +1,8 @@
 // The repository a run checks: its root, the audit root inside it, and how a
 // path is classified (authored, excluded, generated) and resolved. Paths are
-// compared lexically after normalization; nothing outside the root resolves.
+// compared lexically after normalization, and then by their real paths
+// (symlinks followed): nothing outside the root resolves, whether it leaves
+// through `../` or through a symlink.
 #pragma once
 #include <filesystem>
 #include <shared_mutex>
@@ -16,7 +18,9 @@ namespace fs = std::filesystem;
 
 class Repo {
  public:
-  /// `root` must exist; it is made absolute and normalized.
+  /// `root` must exist; it is made absolute and normalized. Throws
+  /// ConfigError when `tree.audit_root` resolves outside the root (lexically
+  /// or through a symlink).
   Repo(const fs::path& root, const RuleSet& rules);
 
   const fs::path& root() const { return root_; }
@@ -28,6 +32,10 @@ class Repo {
   static fs::path normal(const fs::path& p);
   /// True when `abs` is the root or lies below it (lexically).
   bool inside(const fs::path& abs) const;
+  /// True when `abs`, with every symlink of its existing part followed
+  /// (std::filesystem::weakly_canonical), lies under the root's real path.
+  /// Cached for the run; thread-safe.
+  bool resolves_inside(const fs::path& abs) const;
   static bool is_under(const fs::path& abs, const fs::path& dir);
   /// Repository-relative generic path when inside, else `abs` as given.
   std::string display(const fs::path& abs) const;
@@ -47,11 +55,13 @@ class Repo {
   bool is_path_root(const std::string& name) const;
 
  private:
-  fs::path root_, audit_root_, generated_root_;
+  fs::path root_, real_root_, audit_root_, generated_root_;
   const RuleSet& rules_;
   std::vector<std::string> top_dirs_;  ///< sorted
   mutable std::shared_mutex exists_mutex_;
   mutable std::unordered_map<std::string, bool> exists_cache_;
+  mutable std::shared_mutex real_mutex_;
+  mutable std::unordered_map<std::string, bool> real_inside_cache_;
 };
 
 /// Glob match in the style of .gitignore: `*` and `?` do not cross `/`,

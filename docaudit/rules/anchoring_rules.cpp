@@ -95,6 +95,11 @@ void check_anchoring(const Document& doc, const Context& ctx, Sink& sink) {
                   "link `" + l.url + "` resolves outside the repository root");
       continue;
     }
+    if (!repo.resolves_inside(target)) {
+      sink.report("anchor.outside-root", l.pos,
+                  "link `" + l.url + "` resolves outside the repository root through a symlink");
+      continue;
+    }
     const bool generated = is_generated(target, ctx);
     if (!repo.exists(target)) {
       if (generated)
@@ -151,9 +156,28 @@ void check_anchoring(const Document& doc, const Context& ctx, Sink& sink) {
       sink.report("anchor.outside-root", c.pos, "path `" + c.text + "` resolves outside the repository root");
       continue;
     }
-    bool found = false;
-    for (const auto& t : readings) found = found || (repo.inside(t) && repo.exists(t));
-    if (found) continue;
+    // The reading a reader lands on: the first that exists, else (when none
+    // does) any whose real path leaves the root. Either way a symlink out of
+    // the repository (`src/etclink/passwd` with `src/etclink -> /etc`) is
+    // reported, never taken as a resolving path.
+    const fs::path* landed = nullptr;
+    for (const auto& t : readings)
+      if (repo.inside(t) && repo.exists(t)) {
+        landed = &t;
+        break;
+      }
+    bool escapes = false;
+    if (landed) {
+      escapes = !repo.resolves_inside(*landed);
+    } else {
+      for (const auto& t : readings) escapes = escapes || (repo.inside(t) && !repo.resolves_inside(t));
+    }
+    if (escapes) {
+      sink.report("anchor.outside-root", c.pos,
+                  "path `" + c.text + "` resolves outside the repository root through a symlink");
+      continue;
+    }
+    if (landed) continue;
     if (any_word(lead_in(doc, c), r.path_intent_words)) {
       intended_paths.insert(p);
       intended_sections.insert(c.section);

@@ -204,3 +204,54 @@ TEST_F(BadInputs, EmptyBinaryInvalidUtf8AndBrokenYamlAreFindings) {
                                              "docs/audit/README.md frontmatter.yaml", "empty.md input.empty",
                                              "latin1.md input.utf8"}));
 }
+
+TEST_F(BadInputs, AuditRootOutsideTheRepositoryIsAConfigError) {
+  // `tree: {audit_root: ../..}` used to walk whatever lay above the root.
+  fs::create_directories(dir / "repo");
+  fs::create_directories(dir / "elsewhere");
+  fs::create_directory_symlink(dir / "elsewhere", dir / "repo" / "linked");
+  auto run_with = [&](const std::string& audit_root) {
+    std::ofstream(dir / "c.yaml") << "docs:\n  tree: {audit_root: " << audit_root << "}\n";
+    RuleSet rules = load_rule_set(DOCAUDIT_RULES_FILE, {dir / "c.yaml"});
+    CheckOptions opt;
+    opt.repo_root = dir / "repo";
+    opt.today = today();
+    return run_check(rules, opt);
+  };
+  EXPECT_THROW(run_with("../.."), ConfigError);
+  EXPECT_THROW(run_with("/etc"), ConfigError);
+  EXPECT_THROW(run_with("linked"), ConfigError);  // inside by name, outside by its real path
+  try {
+    run_with("../..");
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("tree.audit_root"), std::string::npos) << e.what();
+  }
+  fs::create_directories(dir / "repo" / "docs");
+  std::ofstream(dir / "repo" / "docs" / "a.md") << "# A\n";
+  EXPECT_NO_THROW(run_with("docs/../docs"));
+}
+
+TEST_F(BadInputs, SymlinksOutOfTheRepositoryAreOutsideRoot) {
+  // `src/out -> <outside>`: a link and a backticked path through it leave the
+  // root although they stay inside it lexically.
+  fs::create_directories(dir / "repo" / "src");
+  fs::create_directories(dir / "outside");
+  std::ofstream(dir / "outside" / "passwd") << "x\n";
+  fs::create_directory_symlink(dir / "outside", dir / "repo" / "src" / "out");
+  fs::create_directories(dir / "repo" / "src" / "real");
+  std::ofstream(dir / "repo" / "src" / "real" / "f.txt") << "x\n";
+  fs::create_directory_symlink("real", dir / "repo" / "src" / "in");  // stays inside: fine
+  std::ofstream(dir / "repo" / "n.md") << "# N\n\n[j](src/out/passwd) `src/out/passwd` `src/out/nope.txt`\n\n"
+                                          "[k](src/in/f.txt) `src/in/f.txt`\n";
+  RuleSet rules = load_rule_set(DOCAUDIT_RULES_FILE);
+  CheckOptions opt;
+  opt.repo_root = dir / "repo";
+  opt.paths = {dir / "repo" / "n.md"};
+  opt.today = today();
+  const auto f = run_check(rules, opt).findings;
+  ASSERT_EQ(f.size(), 3u);
+  for (const auto& x : f) {
+    EXPECT_EQ(x.rule, "anchor.outside-root") << x.message;
+    EXPECT_EQ(x.line, 3);
+  }
+}
