@@ -184,7 +184,7 @@ CheckResult run_check(const RuleSet& rules, const CheckOptions& opt) {
   if (rules.enabled("lifecycle.retained-missing"))
     for (const auto& kept : rules.retained)
       if (!repo.exists(repo.root() / kept.path))
-        res.findings.push_back(Finding{repo.display(Repo::normal(kept.source)), kept.line, 1, rules.severity("lifecycle.retained-missing"),
+        res.findings.push_back(Finding{repo.display(Repo::normal(kept.source)), kept.line, kept.col, rules.severity("lifecycle.retained-missing"),
                                        "lifecycle.retained-missing",
                                        "retained snapshot `" + kept.path + "` no longer exists; remove the entry"});
   sort_findings(res.findings);

@@ -32,7 +32,9 @@ std::string render_json(const CheckResult& res, const std::string& version) {
                              {"severity", to_string(f.severity)},
                              {"rule", f.rule},
                              {"message", f.message}});
-  return j.dump(2) + "\n";
+  // A path need not be UTF-8 (a file named `x\xff.md`): a bad byte is
+  // written as U+FFFD rather than aborting the whole report.
+  return j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
 }
 
 std::string render_sarif(const CheckResult& res, const RuleSet& rules, const std::string& version) {
@@ -74,7 +76,7 @@ std::string render_sarif(const CheckResult& res, const RuleSet& rules, const std
   log["$schema"] = "https://json.schemastore.org/sarif-2.1.0.json";
   log["version"] = "2.1.0";
   log["runs"] = json::array({run});
-  return log.dump(2) + "\n";
+  return log.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
 }
 
 }  // namespace fusecert::docaudit

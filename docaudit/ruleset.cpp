@@ -18,7 +18,16 @@ namespace {
 std::string where(const std::string& file, const YAML::Node& n) {
   const YAML::Mark m = n.Mark();
   if (m.is_null()) return file;
-  return file + ":" + std::to_string(m.line + 1);
+  return file + ":" + std::to_string(m.line + 1) + ":" + std::to_string(m.column + 1);
+}
+
+/// The top-level keys a configuration file may hold. Only `fusecert docs`
+/// reads `.fusecert.yaml` (the hook and certify do not), so `docs` is the only
+/// one; any other (a typo such as `dosc:`) is a ConfigError, never a silently
+/// ignored section.
+const std::vector<std::string>& top_level_keys() {
+  static const std::vector<std::string> keys = {"docs"};
+  return keys;
 }
 
 YAML::Node load_yaml_file(const std::filesystem::path& p) {
@@ -42,7 +51,10 @@ void merge(YAML::Node base, const YAML::Node& over, const std::string& file, con
     if (!base[key]) throw ConfigError(where(file, kv.first) + ": unknown key `" + dotted + "`");
     YAML::Node b = base[key];
     const YAML::Node& o = kv.second;
-    if (b.IsMap()) {
+    if (prefix == "docs.rules" && b.IsMap() && o.IsScalar()) {
+      // `RULE: off` is short for `RULE: {severity: off}`.
+      b["severity"] = YAML::Clone(o);
+    } else if (b.IsMap()) {
       merge(b, o, file, dotted);
     } else if (b.IsSequence()) {
       if (!o.IsSequence()) throw ConfigError(where(file, o) + ": `" + dotted + "` must be a list");
@@ -135,6 +147,7 @@ std::vector<RetainedSnapshot> read_retained(const YAML::Node& list, const std::s
     RetainedSnapshot r;
     r.source = file;
     r.line = e.Mark().is_null() ? 0 : e.Mark().line + 1;
+    r.col = e.Mark().is_null() ? 1 : e.Mark().column + 1;
     if (!e["path"] || !e["path"].IsScalar() || e["path"].Scalar().empty())
       throw ConfigError(where(file, e) + ": a retained entry needs `path`");
     r.path = e["path"].Scalar();
@@ -172,7 +185,7 @@ const std::vector<std::string>& builtin_rule_ids() {
       "anchor.broken-path", "anchor.outside-root",
       "claim.overclaim", "claim.measurement-provenance", "claim.non-claims-section",
       "claim.proposition-verdict", "claim.proposition-unknown", "claim.proposition-wording",
-      "suppress.missing-reason", "suppress.unknown-rule", "suppress.unused"};
+      "suppress.missing-reason", "suppress.unknown-rule", "suppress.unused", "suppress.malformed"};
   return ids;
 }
 
@@ -211,6 +224,13 @@ RuleSet load_rule_set_unchecked(const std::filesystem::path& default_file,
     YAML::Node top = load_yaml_file(p);
     if (top.IsNull()) continue;  // an empty config file overrides nothing
     if (!top.IsMap()) throw ConfigError(p.string() + ": a configuration file must be a mapping");
+    for (const auto& kv : top) {
+      const std::string key = kv.first.IsScalar() ? kv.first.Scalar() : "?";
+      const auto& known = top_level_keys();
+      if (std::find(known.begin(), known.end(), key) == known.end())
+        throw ConfigError(where(p.string(), kv.first) + ": unknown top-level key `" + key +
+                          "`; a configuration file holds only `docs:`");
+    }
     YAML::Node docs = top["docs"];
     rs.sources.push_back(p.string());
     if (!docs) continue;

@@ -32,6 +32,7 @@ struct RetainedSnapshot {
   std::string reason;
   std::string source;  ///< config file that declared it
   int line = 0;        ///< 1-based line of the entry in `source`
+  int col = 1;         ///< 1-based column of the entry in `source`
 };
 
 /// Metadata of one rule id.
@@ -98,8 +99,10 @@ std::filesystem::path default_rules_dir();
 
 /// Loads `default_file` (the rule set itself), then merges each override file
 /// in order. An override file is a repository config (`.fusecert.yaml` format):
-/// a mapping whose `docs:` key holds overrides; its other top-level keys
-/// belong to other subcommands. Validates and converts. Throws ConfigError.
+/// a mapping whose `docs:` key holds overrides. Any other top-level key is a
+/// ConfigError (no other subcommand reads the file, so it can only be a typo).
+/// Under `docs.rules`, `RULE: SEVERITY` is short for `RULE: {severity: SEVERITY}`.
+/// Validates and converts. Throws ConfigError.
 RuleSet load_rule_set(const std::filesystem::path& default_file,
                       const std::vector<std::filesystem::path>& overrides = {});
 

@@ -9,6 +9,17 @@ namespace {
 
 constexpr std::string_view kNextLine = "docaudit-disable-next-line";
 constexpr std::string_view kFile = "docaudit-disable-file";
+constexpr std::string_view kFamily = "docaudit-";
+
+/// `body` opens with the directive keyword `kw` as a whole word (followed by
+/// the end, a blank or the reason's colon): `docaudit-disable-next-lines` is
+/// not `docaudit-disable-next-line`.
+bool opens_with(const std::string& body, std::string_view kw) {
+  if (body.compare(0, kw.size(), kw) != 0) return false;
+  if (body.size() == kw.size()) return true;
+  const char c = body[kw.size()];
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == ':';
+}
 
 }  // namespace
 
@@ -22,13 +33,21 @@ std::vector<Suppression> read_suppressions(const std::vector<Comment>& comments,
     const std::string body = trim(c.body);
     Suppression s;
     std::string rest;
-    if (body.rfind(kNextLine, 0) == 0) {
+    if (opens_with(body, kNextLine)) {
       s.scope = Suppression::Scope::NextLine;
       rest = body.substr(kNextLine.size());
-    } else if (body.rfind(kFile, 0) == 0) {
+    } else if (opens_with(body, kFile)) {
       s.scope = Suppression::Scope::File;
       rest = body.substr(kFile.size());
     } else {
+      // A misspelt directive (`docaudit-disable-nextline`, `docaudit-disable`,
+      // `DOCAUDIT-DISABLE-NEXT-LINE`) would otherwise suppress nothing, silently.
+      if (lower_ascii(body.substr(0, kFamily.size())) == kFamily) {
+        const std::string word = body.substr(0, body.find_first_of(" \t\r\n:"));
+        problem("suppress.malformed", c.pos,
+                "`" + word + "` is not a directive; write `docaudit-disable-next-line RULE: why` or "
+                "`docaudit-disable-file RULE: why`");
+      }
       continue;
     }
     s.pos = c.pos;

@@ -2,7 +2,8 @@
 //   <!-- docaudit-disable-next-line claim.overclaim: quoting the paper -->
 //   <!-- docaudit-disable-file anchor.broken-path, anchor.broken-link: partial tree -->
 // The reason after the colon is mandatory; a directive without one, or naming
-// an unknown rule, is itself a finding and suppresses nothing.
+// an unknown rule, is itself a finding and suppresses nothing. So is any other
+// comment opening with `docaudit-` (any case): a misspelt directive.
 #pragma once
 #include <string>
 #include <vector>
@@ -23,7 +24,8 @@ struct Suppression {
 };
 
 /// Reads the directives among `comments`; malformed ones become findings in
-/// `problems` (suppress.missing-reason / suppress.unknown-rule).
+/// `problems` (suppress.missing-reason / suppress.unknown-rule /
+/// suppress.malformed).
 std::vector<Suppression> read_suppressions(const std::vector<Comment>& comments, const RuleSet& rules,
                                            const std::string& path, std::vector<Finding>& problems);
 

@@ -116,7 +116,45 @@ TEST(Cli, UsageAndConfigurationErrorsExitTwo) {
   EXPECT_NE(err.find("unknown key `docs.hygiene.overclaim_phrase`"), std::string::npos) << err;
   std::ofstream(bad) << "docs: [not, a, mapping]\n";
   EXPECT_EQ(docs(fixture_args(root, "--config " + bad.string()), &err).rc, 2);
+  // A typo in the top-level key is an error, not a run with the defaults.
+  std::ofstream(bad) << "dosc:\n  rules:\n    claim.overclaim: {severity: off}\n";
+  EXPECT_EQ(docs(fixture_args(root, "--config " + bad.string()), &err).rc, 2);
+  EXPECT_NE(err.find("unknown top-level key `dosc`"), std::string::npos) << err;
+  // An audit root outside the repository.
+  std::ofstream(bad) << "docs: {tree: {audit_root: ../..}}\n";
+  EXPECT_EQ(docs("--repo-root " + root.string() + " --config " + bad.string(), &err).rc, 2);
+  EXPECT_NE(err.find("outside the repository root"), std::string::npos) << err;
   fs::remove(bad);
+  // An empty --today is not "today".
+  EXPECT_EQ(docs("--repo-root " + root.string() + " --today '' " + root.string(), &err).rc, 2);
+  EXPECT_NE(err.find("--today"), std::string::npos) << err;
+}
+
+TEST(Cli, ScalarSeverityTurnsARuleOff) {
+  const fs::path root = fs::path(DOCAUDIT_FIXTURES) / "claim.overclaim" / "fail";
+  const fs::path cfg = fs::temp_directory_path() / ("docaudit_sev_" + std::to_string(::getpid()) + ".yaml");
+  std::ofstream(cfg) << "docs:\n  rules:\n    claim.overclaim: off\n";
+  CliRun r = docs(fixture_args(root, "--config " + cfg.string()));
+  fs::remove(cfg);
+  EXPECT_EQ(r.rc, 0) << r.out;
+}
+
+TEST(Cli, FileNamesThatAreNotUtf8AreReportedInEveryFormat) {
+  // `x\xff.md` made --format json and sarif abort with type_error.316 (exit 2).
+  const fs::path dir = fs::temp_directory_path() / ("docaudit_cli_name_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir / "u");
+  std::ofstream(dir / "u" / "x\xff.md");
+  for (const std::string format : {"json", "sarif", "text"}) {
+    std::string err;
+    CliRun r = docs("--repo-root " + dir.string() + " --format " + format + " " + (dir / "u").string(), &err);
+    EXPECT_EQ(r.rc, 1) << format << ": " << err;
+    if (format != "text") {
+      EXPECT_NO_THROW((void)nlohmann::json::parse(r.out)) << format;
+    }
+    EXPECT_NE(r.out.find("input.empty"), std::string::npos) << format << ": " << r.out;
+  }
+  fs::remove_all(dir);
 }
 
 TEST(Cli, BadInputsAreFindingsNotCrashes) {

@@ -39,6 +39,21 @@ TEST(Render, JsonCarriesEveryField) {
   EXPECT_EQ(j["errors"], 1);
 }
 
+TEST(Render, PathsThatAreNotUtf8AreEmittedNotFatal) {
+  // A file named `x\xff.md` made both renderers throw type_error.316.
+  CheckResult r;
+  r.files = 1;
+  r.findings = {Finding{"u/x\xff.md", 1, 1, Severity::Error, "input.empty", "file is empty"}};
+  std::string out;
+  ASSERT_NO_THROW(out = render_json(r, "0.1.0"));
+  json j = json::parse(out);
+  EXPECT_EQ(j["findings"][0]["path"], "u/x\xef\xbf\xbd.md");  // U+FFFD
+  ASSERT_NO_THROW(out = render_sarif(r, rules(), "0.1.0"));
+  json s = json::parse(out);
+  EXPECT_EQ(s["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
+            "u/x\xef\xbf\xbd.md");
+}
+
 TEST(Render, SarifHasTheRequiredFieldsOf210) {
   json s = json::parse(render_sarif(sample(), rules(), "0.1.0"));
   // sarifLog: required [version, runs]; version const "2.1.0".

@@ -43,8 +43,7 @@ TEST(RuleSet, OverridesMergeKeyByKey) {
                              {write_temp("ok.yaml",
                                          "docs:\n  lifecycle:\n    snapshot_max_age_days: 30\n"
                                          "  rules:\n    claim.overclaim: {severity: error, summary: s}\n"
-                                         "  hygiene:\n    overclaim_phrases: [magic]\n"
-                                         "prove: {anything: owned by another subcommand}\n")});
+                                         "  hygiene:\n    overclaim_phrases: [magic]\n")});
   EXPECT_EQ(rs.snapshot_max_age_days, 30);
   EXPECT_EQ(rs.severity("claim.overclaim"), Severity::Error);
   ASSERT_EQ(rs.overclaim_phrases.size(), 1u);
@@ -68,6 +67,35 @@ TEST(RuleSet, UnknownKeysAndBadTypesFailClosed) {
             std::string::npos);
 }
 
+TEST(RuleSet, UnknownTopLevelKeyIsAConfigErrorNamingIt) {
+  // A typo in the top-level key used to drop the whole file silently (the run
+  // went on with the defaults). No other subcommand reads the file.
+  const std::string e = load_error("dosc:\n  rules:\n    claim.overclaim: {severity: off}\n");
+  EXPECT_NE(e.find("unknown top-level key `dosc`"), std::string::npos) << e;
+  EXPECT_NE(e.find("c.yaml:1:1:"), std::string::npos) << e;
+  EXPECT_NE(load_error("docs: {}\nprove: {x: 1}\n").find("unknown top-level key `prove`"), std::string::npos);
+  EXPECT_EQ(load_error("docs: {}\n"), "");
+}
+
+TEST(RuleSet, ScalarSeverityIsShortForTheMapping) {
+  RuleSet rs = load_rule_set(DOCAUDIT_RULES_FILE,
+                             {write_temp("s.yaml", "docs:\n  rules:\n    claim.overclaim: off\n"
+                                                   "    anchor.broken-path: warning\n")});
+  EXPECT_EQ(rs.severity("claim.overclaim"), Severity::Off);
+  EXPECT_EQ(rs.severity("anchor.broken-path"), Severity::Warning);
+  EXPECT_FALSE(rs.rules.at("claim.overclaim").summary.empty());  // the summary is kept
+  EXPECT_NE(load_error("docs:\n  rules:\n    claim.overclaim: loud\n").find("severity"), std::string::npos);
+  EXPECT_NE(load_error("docs:\n  rules:\n    claim.overclaimz: off\n").find("unknown key `docs.rules.claim.overclaimz`"),
+            std::string::npos);
+  // Elsewhere a scalar for a mapping is still a type error.
+  EXPECT_NE(load_error("docs:\n  tree: off\n").find("must be a mapping"), std::string::npos);
+}
+
+TEST(RuleSet, ConfigErrorsNameTheColumn) {
+  const std::string e = load_error("docs:\n  lifecycle:\n    snapshot_max_agee: 1\n");
+  EXPECT_NE(e.find("c.yaml:3:5: unknown key"), std::string::npos) << e;
+}
+
 TEST(RuleSet, RetainedSnapshotsNeedAReason) {
   EXPECT_NE(load_error("docs:\n  lifecycle:\n    retained:\n      - path: docs/audit/S.md\n").find("needs a non-empty `reason`"),
             std::string::npos);
@@ -76,6 +104,7 @@ TEST(RuleSet, RetainedSnapshotsNeedAReason) {
                                                    "      - path: docs/audit/S.md\n        reason: baseline\n")});
   ASSERT_EQ(rs.retained.size(), 1u);
   EXPECT_EQ(rs.retained[0].line, 4);
+  EXPECT_EQ(rs.retained[0].col, 9);  // the entry's column, not 1
   EXPECT_EQ(rs.retained[0].reason, "baseline");
 }
 

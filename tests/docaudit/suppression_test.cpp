@@ -62,3 +62,31 @@ TEST(Suppression, DirectivesInCodeAreIgnored) {
   std::vector<Finding> problems;
   EXPECT_TRUE(read_suppressions(o.comments, rules(), "d.md", problems).empty());
 }
+
+TEST(Suppression, MisspeltDirectivesAreFindings) {
+  // Each of these used to be ignored silently, suppressing nothing.
+  Outline o = parse_outline(
+      "<!-- docaudit-disable-nextline claim.overclaim: why -->\nx\n\n"
+      "<!-- docaudit-disable -->\nx\n\n"
+      "<!-- docaudit-disable-line claim.overclaim: why -->\nx\n\n"
+      "<!-- DOCAUDIT-DISABLE-NEXT-LINE claim.overclaim: why -->\nx\n\n"
+      "<!-- docaudit-disable-next-lines claim.overclaim: why -->\nx\n\n"
+      "<!-- a note that mentions docaudit-disable-file -->\nx\n\n"
+      "<!-- docaudit-disable-file:claim.overclaim why -->\nx\n\n"
+      "<!-- docaudit-disable-next-line claim.overclaim: why -->\nx\n",
+      1);
+  std::vector<Finding> problems;
+  auto sups = read_suppressions(o.comments, rules(), "d.md", problems);
+  ASSERT_EQ(sups.size(), 1u);
+  EXPECT_EQ(sups[0].target_line, 23);
+  ASSERT_EQ(problems.size(), 6u);
+  const int lines[] = {1, 4, 7, 10, 13};
+  for (int i = 0; i < 5; ++i) {
+    EXPECT_EQ(problems[i].rule, "suppress.malformed") << i;
+    EXPECT_EQ(problems[i].line, lines[i]) << i;
+  }
+  EXPECT_NE(problems[0].message.find("`docaudit-disable-nextline`"), std::string::npos) << problems[0].message;
+  EXPECT_NE(problems[3].message.find("`DOCAUDIT-DISABLE-NEXT-LINE`"), std::string::npos);
+  // `docaudit-disable-file:` is the directive, naming no rule id before the colon.
+  EXPECT_EQ(problems[5].rule, "suppress.unknown-rule");
+}

@@ -27,6 +27,7 @@ struct DocsArgs {
   std::vector<std::string> paths;
   std::string repo_root, format = "text", config, today;
   unsigned jobs = 0;
+  bool today_given = false;  ///< --today was passed (an empty value is an error, not "today")
 };
 
 /// The repository root: --repo-root, else the nearest folder above the first
@@ -61,7 +62,7 @@ int run_docs(const DocsArgs& a) {
     opt.repo_root = root;
     for (const auto& p : a.paths) opt.paths.emplace_back(p);
     opt.jobs = a.jobs;
-    if (a.today.empty()) {
+    if (!a.today_given) {
       opt.today = std::chrono::floor<std::chrono::days>(std::chrono::system_clock::now());
     } else {
       auto d = da::parse_iso_date(a.today);
@@ -100,9 +101,13 @@ void add_docs_command(CLI::App& app, int& exit_code) {
   docs->add_option("--repo-root", args->repo_root, "Repository root (default: nearest folder with .git or .fusecert.yaml)");
   docs->add_option("--format", args->format, "Output format")->check(CLI::IsMember({"text", "json", "sarif"}));
   docs->add_option("--config", args->config, "Configuration file overriding the default rule set (.fusecert.yaml format)");
-  docs->add_option("--today", args->today, "Date to judge staleness against, YYYY-MM-DD (default: today, UTC)");
+  CLI::Option* today =
+      docs->add_option("--today", args->today, "Date to judge staleness against, YYYY-MM-DD (default: today, UTC)");
   docs->add_option("-j,--jobs", args->jobs, "Worker threads (default: all cores)");
-  docs->callback([args, &exit_code] { exit_code = run_docs(*args); });
+  docs->callback([args, today, &exit_code] {
+    args->today_given = today->count() > 0;
+    exit_code = run_docs(*args);
+  });
 }
 
 }  // namespace fusecert::cli
