@@ -70,7 +70,7 @@ int run_query(const ShellArgs& a) {
       std::cerr << "fusecert query: " << r.text;
     }
   }
-  if (a.format == "json") std::cout << (all.size() == 1 ? all[0] : all).dump(2) << "\n";
+  if (a.format == "json") std::cout << (all.size() == 1 ? all[0] : all).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   return worst;
 }
 }  // namespace

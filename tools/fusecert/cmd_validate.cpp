@@ -60,7 +60,7 @@ void add_validate_command(CLI::App& app, int& exit_code) {
       for (auto& e : v.parse_errors) errs.push_back(e);
       for (auto& e : v.errors) errs.push_back(e.str());
       j["errors"] = errs;
-      std::cout << j.dump(2) << "\n";
+      std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     } else {
       std::cout << tv::render_text(v);
     }

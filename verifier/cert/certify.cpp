@@ -174,11 +174,11 @@ json obligation_json(const guards::Obligation& o, bool with_time) {
 
 }  // namespace
 
-std::string dump(const json& j) { return j.dump(2) + "\n"; }
+std::string dump(const json& j) { return j.dump(2, ' ', false, json::error_handler_t::replace) + "\n"; }
 
 std::string digest(json j) {
   j.erase("digest");
-  return support::sha256_hex(j.dump());
+  return support::sha256_hex(j.dump(-1, ' ', false, json::error_handler_t::replace));
 }
 
 json certificate(const InputReport& in, size_t i, const std::string& tool_version) {
