@@ -136,7 +136,7 @@ json canonical_sarif(const std::vector<json>& parts) {
     const auto& pl = r.at("locations").at(0).at("physicalLocation");
     return std::make_tuple(pl.at("artifactLocation").at("uri").get<std::string>(),
                            pl.at("region").at("startLine").get<int>(), pl.at("region").at("startColumn").get<int>(),
-                           r.dump());
+                           r.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
   };
   std::stable_sort(results.begin(), results.end(), [&](const json& a, const json& b) { return key(a) < key(b); });
   json rj = json::array();
@@ -148,8 +148,8 @@ json canonical_sarif(const std::vector<json>& parts) {
 }
 
 void print(const json& index, const json& sarif, const std::string& format, const std::string& text) {
-  if (format == "json") std::cout << index.dump(2) << "\n";
-  else if (format == "sarif") std::cout << sarif.dump(2) << "\n";
+  if (format == "json") std::cout << index.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+  else if (format == "sarif") std::cout << sarif.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   else {
     const auto& s = index["summary"];
     std::cout << text << s["files"] << " files, " << s["candidates"] << " candidates: " << s["legal"] << " legal, "
@@ -203,8 +203,8 @@ int run_merge(const std::string& out, const std::string& format, const TreeOptio
                                 std::to_string(n_shards) + " shards" +
                                 (sharded != static_cast<int>(t.merge.size()) ? " mixed with unsharded outputs" : ""));
   json index = make_index(files, std::nullopt, t.timestamp), sarif = canonical_sarif(sarifs);
-  support::write_file_atomic(fs::path(out) / "index.json", index.dump(2) + "\n");
-  support::write_file_atomic(fs::path(out) / "results.sarif", sarif.dump(2) + "\n");
+  support::write_file_atomic(fs::path(out) / "index.json", index.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+  support::write_file_atomic(fs::path(out) / "results.sarif", sarif.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
   print(index, sarif, format, "merged " + std::to_string(t.merge.size()) + " outputs into " + out + "\n");
   return exit_of(index["summary"]);
 }
@@ -317,8 +317,8 @@ int run_certify_tree(const std::vector<std::string>& inputs, const std::string& 
     }
     json index = make_index(files, shard, t.timestamp);
     json sarif = canonical_sarif({cert::render_sarif(reports, FUSECERT_VERSION)});
-    support::write_file_atomic(fs::path(out) / "index.json", index.dump(2) + "\n");
-    support::write_file_atomic(fs::path(out) / "results.sarif", sarif.dump(2) + "\n");
+    support::write_file_atomic(fs::path(out) / "index.json", index.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+    support::write_file_atomic(fs::path(out) / "results.sarif", sarif.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
     print(index, sarif, format, cert::render_text(reports));
     return exit_of(index["summary"]);
   } catch (const std::invalid_argument& e) {

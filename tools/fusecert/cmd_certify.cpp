@@ -52,8 +52,8 @@ void add_certify_command(CLI::App& app, int& exit_code) {
           }
         }
     }
-    if (o->format == "json") std::cout << cert::render_json(reports, FUSECERT_VERSION).dump(2) << "\n";
-    else if (o->format == "sarif") std::cout << cert::render_sarif(reports, FUSECERT_VERSION).dump(2) << "\n";
+    if (o->format == "json") std::cout << cert::render_json(reports, FUSECERT_VERSION).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+    else if (o->format == "sarif") std::cout << cert::render_sarif(reports, FUSECERT_VERSION).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     else std::cout << cert::render_text(reports);
     exit_code = rc;
   });

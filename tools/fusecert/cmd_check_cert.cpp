@@ -58,7 +58,7 @@ void add_check_cert_command(CLI::App& app, int& exit_code) {
         for (auto& p : c.problems) std::cout << path << ": error: " << p << "\n";
       }
     }
-    if (o->format == "json") std::cout << all.dump(2) << "\n";
+    if (o->format == "json") std::cout << all.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     exit_code = rc;
   });
 }
