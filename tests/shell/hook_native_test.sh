@@ -80,5 +80,44 @@ has u2.err "no fusecert hook installed"
 "$BIN" hook install --repo "$W/nope" >/dev/null 2>"$W/nr.err"
 [ $? -eq 2 ] || fail "install outside a repository: expected exit 2"
 
+# The hooks folder is the repository's wherever install runs: from a
+# subfolder, with --repo naming a subfolder, with a relative core.hooksPath
+# (relative to the top level, as git runs hooks there), and in a linked
+# worktree (hooks are shared with the main repository). Nothing is written
+# outside the repository (git rev-parse --git-path answers relative to the
+# folder git ran in, e.g. ../.git/hooks from sub/).
+W2=$(cd "$W" && pwd -P)
+mkdir "$W2/outer" && git init -q "$W2/outer/repo2" && mkdir -p "$W2/outer/repo2/sub/deeper" || exit 1
+(cd "$W2/outer/repo2/sub" && "$BIN" hook install) >"$W/s1.out" 2>&1 || fail "install from a subfolder: $(cat "$W/s1.out")"
+has s1.out "installed $W2/outer/repo2/.git/hooks/pre-commit"
+grep -q fusecert-hook "$W2/outer/repo2/.git/hooks/pre-commit" 2>/dev/null || fail "install from a subfolder: no hook in repo2/.git/hooks"
+[ -e "$W2/outer/.git" ] && fail "install from a subfolder created $W2/outer/.git"
+(cd "$W2/outer/repo2/sub/deeper" && "$BIN" hook uninstall) >"$W/s2.out" 2>&1 || fail "uninstall from a subfolder: $(cat "$W/s2.out")"
+[ -e "$W2/outer/repo2/.git/hooks/pre-commit" ] && fail "uninstall from a subfolder left the hook"
+(cd "$W2" && "$BIN" hook install --repo outer/repo2/sub) >"$W/s3.out" 2>&1 || fail "install --repo SUBFOLDER: $(cat "$W/s3.out")"
+grep -q fusecert-hook "$W2/outer/repo2/.git/hooks/pre-commit" 2>/dev/null || fail "install --repo SUBFOLDER: no hook in repo2/.git/hooks"
+[ -e "$W2/outer/.git" ] || [ -e "$W2/outer/repo2/sub/.git" ] || [ -e "$W2/.git" ] && fail "install --repo SUBFOLDER wrote a .git outside repo2"
+"$BIN" hook uninstall --repo "$W2/outer/repo2/sub/deeper" >"$W/s4.out" 2>&1 || fail "uninstall --repo SUBFOLDER: $(cat "$W/s4.out")"
+git -C "$W2/outer/repo2" config core.hooksPath myhooks
+(cd "$W2/outer/repo2/sub" && "$BIN" hook install) >"$W/s5.out" 2>&1 || fail "install with core.hooksPath: $(cat "$W/s5.out")"
+grep -q fusecert-hook "$W2/outer/repo2/myhooks/pre-commit" 2>/dev/null || fail "core.hooksPath=myhooks: no hook in repo2/myhooks ($(cat "$W/s5.out"))"
+[ -e "$W2/outer/repo2/sub/myhooks" ] && fail "core.hooksPath=myhooks: hook written below sub/"
+(cd "$W2/outer/repo2/sub" && "$BIN" hook uninstall) >"$W/s6.out" 2>&1 || fail "uninstall with core.hooksPath: $(cat "$W/s6.out")"
+[ -e "$W2/outer/repo2/myhooks/pre-commit" ] && fail "uninstall with core.hooksPath left the hook"
+git -C "$W2/outer/repo2" config --unset core.hooksPath
+git -C "$W2/outer/repo2" commit -q --allow-empty -m base && git -C "$W2/outer/repo2" worktree add -q "$W2/outer/wt" || exit 1
+mkdir "$W2/outer/wt/sub"
+(cd "$W2/outer/wt/sub" && "$BIN" hook install) >"$W/s7.out" 2>&1 || fail "install in a worktree: $(cat "$W/s7.out")"
+grep -q fusecert-hook "$W2/outer/repo2/.git/hooks/pre-commit" 2>/dev/null || fail "worktree: no hook in the main repository's hooks"
+[ -e "$W2/outer/wt/.git/hooks" ] || [ -e "$W2/outer/.git" ] && fail "worktree: hook written outside the repository's hooks"
+# The hook runs on a commit made in the worktree's subfolder ($FUSECERT
+# stands in for the binary, so only the hook's wiring is tested here).
+printf '#!/bin/sh\necho "stand-in fusecert ran: $*"\n' >"$W/fake" && chmod +x "$W/fake"
+echo "# x" >"$W2/outer/wt/sub/x.md"
+(cd "$W2/outer/wt/sub" && git add x.md && FUSECERT="$W/fake" git commit -q -m wt) >"$W/s8.out" 2>&1 ||
+  fail "worktree commit: $(cat "$W/s8.out")"
+has s8.out "stand-in fusecert ran: docs sub/x.md"
+(cd "$W2/outer/wt/sub" && "$BIN" hook uninstall) >"$W/s9.out" 2>&1 || fail "uninstall in a worktree: $(cat "$W/s9.out")"
+
 [ $fails -eq 0 ] && echo PASS
 exit $fails

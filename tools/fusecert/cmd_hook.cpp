@@ -61,11 +61,16 @@ std::string git(const std::string& repo, std::vector<std::string> args) {
   return out;
 }
 
-/// The hooks folder git uses for `repo` (honours core.hooksPath).
+/// The hooks folder git uses for `repo` (honours core.hooksPath, worktrees,
+/// and `repo` being a subfolder of the work tree). `git rev-parse --git-path`
+/// prints a path relative to the folder git ran in, which is `repo` (git -C),
+/// not the top level: from `repo/sub` it says `../.git/hooks`. So a relative
+/// answer is resolved against `repo` itself (this works with every git, also
+/// those before 2.31 that lack --path-format=absolute).
 fs::path hooks_dir(const std::string& repo) {
   fs::path p = git(repo, {"rev-parse", "--git-path", "hooks"});
-  if (p.is_relative()) p = fs::path(git(repo, {"rev-parse", "--show-toplevel"})) / p;
-  return p.lexically_normal();
+  if (p.is_relative()) p = fs::absolute(repo) / p;
+  return fs::weakly_canonical(p).lexically_normal();
 }
 
 bool is_ours(const fs::path& hook) {
