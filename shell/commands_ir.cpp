@@ -1,6 +1,7 @@
 // Shell commands over IR checking: load (certify an .mlir file), candidates,
 // why (the diagnostics, failed obligations and counterexample of one
 // candidate, compiler-style).
+#include <algorithm>
 #include <sstream>
 #include <stdexcept>
 
@@ -79,6 +80,7 @@ Reply Session::cmd_why(const Args& a) {
                                 (cands_.empty() ? std::string("load an .mlir file first")
                                                 : "candidates are numbered 1.." + std::to_string(cands_.size())));
   const auto& c = inputs_[cands_[n - 1].input].candidates[cands_[n - 1].index];
+  last_why_ = n;  // `cx` now shows this candidate's counterexample
   std::ostringstream o;
   o << "candidate " << n << ": " << c.producer_op << " -> " << consumer_name(c) << " is " << c.verdict << "\n";
   ordered_json diags = ordered_json::array(), failed = ordered_json::array();
@@ -109,6 +111,32 @@ Reply Session::cmd_why(const Args& a) {
   return Reply{kAnswered, o.str(),
                {{"command", "why"}, {"status", "ok"}, {"n", n}, {"verdict", c.verdict}, {"diagnostics", diags},
                 {"failed_obligations", failed}, {"counterexample", cx}}};
+}
+
+Reply Session::candidate_cx(size_t n) {
+  const auto& c = inputs_[cands_[n - 1].input].candidates[cands_[n - 1].index];
+  std::ostringstream o;
+  ordered_json j{{"command", "cx"}, {"status", "ok"}, {"candidate", n}, {"verdict", c.verdict}};
+  if (!c.counterexample) {
+    o << "candidate " << n << " (" << c.verdict << ") has no counterexample\n";
+    j["counterexample"] = nullptr;
+    return Reply{kAnswered, o.str(), j};
+  }
+  const auto& cx = *c.counterexample;
+  o << "candidate " << n << ": " << c.producer_op << " -> " << consumer_name(c) << " at " << c.producer_loc.str()
+    << "\ncounterexample from " << cx.obligation << ": " << cx.summary << "\n";
+  size_t w = 4;
+  for (const auto& v : cx.values) w = std::max(w, v.name.size());
+  ordered_json vals = ordered_json::array();
+  for (const auto& v : cx.values) {
+    o << "  " << v.name << std::string(w - v.name.size(), ' ') << " = " << v.value
+      << (v.sort.empty() ? "" : "   " + v.sort) << (v.bits.empty() ? "" : "  bits " + v.bits) << "\n";
+    ordered_json m{{"name", v.name}, {"sort", v.sort}, {"value", v.value}};
+    if (!v.bits.empty()) m["bits"] = v.bits;
+    vals.push_back(m);
+  }
+  j["counterexample"] = {{"obligation", cx.obligation}, {"summary", cx.summary}, {"values", vals}};
+  return Reply{kAnswered, o.str(), j};
 }
 
 }  // namespace fusecert::shell

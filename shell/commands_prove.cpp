@@ -59,6 +59,14 @@ const PropositionResult& Session::proof(const std::string& id) {
   return it->second;
 }
 
+const PropositionResult& Session::latest(const std::string& id) {
+  const auto& s = spec(id);
+  if (auto it = latest_.find(s.id); it != latest_.end()) return it->second;
+  auto ov = latest_overrides_.find(s.id);
+  if (ov == latest_overrides_.end() || ov->second.empty()) return proof(s.id);
+  return latest_.emplace(s.id, run_prove(s.id, ov->second)).first->second;
+}
+
 Reply Session::cmd_list(const Args& a) {
   if (!a.empty()) throw std::invalid_argument("usage: list");
   std::ostringstream o;
@@ -115,8 +123,11 @@ Reply Session::cmd_prove(const Args& a) {
   PropositionResult r = run_prove(s.id, overrides);
   const PropositionResult* base = overrides.empty() ? nullptr : &proof(s.id);
   if (overrides.empty()) last_[s.id] = r;
+  // This proof, with its parameters, is now the one cx / obligations / smt answer for.
+  latest_[s.id] = r;
+  latest_overrides_[s.id] = overrides;
   last_id_ = s.id;
-  if (!overrides.empty()) last_["~" + s.id] = r;  // the changed-parameter proof, for cx/smt/obligations
+  last_why_ = 0;
 
   std::ostringstream o;
   o << s.id << " — " << s.statement << "\n";
@@ -171,14 +182,10 @@ Reply Session::cmd_prove(const Args& a) {
 
 Reply Session::cmd_cx(const Args& a) {
   if (a.size() > 1) throw std::invalid_argument("usage: cx [ID]");
-  const PropositionResult* r = nullptr;
-  if (!a.empty()) {
-    r = &proof(a[0]);
-  } else {
-    if (last_id_.empty()) throw std::invalid_argument("no proof yet: run 'prove ID' first, or give an id: cx P2");
-    auto it = last_.find("~" + last_id_);
-    r = it != last_.end() ? &it->second : &proof(last_id_);
-  }
+  if (a.empty() && last_why_ > 0) return candidate_cx(last_why_);
+  if (a.empty() && last_id_.empty())
+    throw std::invalid_argument("no proof yet: run 'prove ID' or 'why N' first, or give an id: cx P2");
+  const PropositionResult* r = &latest(a.empty() ? last_id_ : a[0]);
   std::ostringstream o;
   ordered_json j{{"command", "cx"}, {"status", "ok"}, {"id", r->id}};
   if (r->params_overridden) {
@@ -199,14 +206,22 @@ Reply Session::cmd_cx(const Args& a) {
 Reply Session::cmd_obligations(const Args& a) {
   if (a.size() > 1) throw std::invalid_argument("usage: obligations [ID]");
   if (a.empty() && last_id_.empty()) throw std::invalid_argument("no proof yet: give an id, e.g. obligations P2");
-  const auto& r = proof(a.empty() ? last_id_ : a[0]);
+  const auto& r = latest(a.empty() ? last_id_ : a[0]);
   std::ostringstream o;
   ordered_json arr = ordered_json::array();
+  if (r.params_overridden) {
+    o << r.id << " with";
+    for (const auto& [k, v] : r.params) o << " " << k << "=" << v;
+    o << "\n";
+  }
   for (const auto& ob : r.obligations) {
     o << ob.id << "  " << answer(ob.result) << " (needs " << answer(ob.expected) << ")  " << ob.claim << "\n";
     arr.push_back({{"id", ob.id}, {"result", answer(ob.result)}, {"expected", answer(ob.expected)}, {"claim", ob.claim}});
   }
-  return Reply{kAnswered, o.str(), {{"command", "obligations"}, {"status", "ok"}, {"id", r.id}, {"obligations", arr}}};
+  ordered_json j{{"command", "obligations"}, {"status", "ok"}, {"id", r.id}};
+  if (r.params_overridden) j["parameters"] = r.params;
+  j["obligations"] = arr;
+  return Reply{kAnswered, o.str(), j};
 }
 
 Reply Session::cmd_smt(const Args& a) {
@@ -217,17 +232,34 @@ Reply Session::cmd_smt(const Args& a) {
       if (ob.id == want) return &ob;
     return nullptr;
   };
+  // The last proof first, then every other proof of this session, newest
+  // parameters before the defaults; else prove the id's proposition.
   const verifier::Obligation* hit = nullptr;
-  if (auto it = last_.find("~" + last_id_); it != last_.end()) hit = find_in(it->second);
+  if (auto it = latest_.find(last_id_); it != latest_.end()) hit = find_in(it->second);
+  for (auto it = latest_.begin(); !hit && it != latest_.end(); ++it) hit = find_in(it->second);
   for (auto it = last_.begin(); !hit && it != last_.end(); ++it) hit = find_in(it->second);
   if (!hit) {
-    std::string pid = want.substr(0, want.find('.'));
-    const auto& r = proof(pid);  // throws for an unknown proposition
+    const std::string forms =
+        "obligation ids are PROPOSITION.NAME, e.g. P2.recover.m; 'obligations ID' lists a proposition's ids";
+    size_t dot = want.find('.');
+    const verifier::PropositionSpec* ps = nullptr;
+    if (dot != std::string::npos && dot > 0) {
+      try {
+        ps = &spec(want.substr(0, dot));
+      } catch (const std::invalid_argument&) {
+      }
+    }
+    if (!ps) {
+      std::string known;
+      for (const auto& k : verifier::known_ids(reg_)) known += " " + k;
+      throw std::invalid_argument("unknown obligation '" + want + "'; " + forms + " (propositions:" + known + ")");
+    }
+    const auto& r = latest(ps->id);
     hit = find_in(r);
     if (!hit) {
       std::string ids;
       for (const auto& ob : r.obligations) ids += " " + ob.id;
-      throw std::invalid_argument("no obligation '" + want + "'; " + r.id + " has:" + ids);
+      throw std::invalid_argument("unknown obligation '" + want + "'; " + r.id + " has:" + ids);
     }
   }
   return Reply{kAnswered, hit->smt2 + (hit->smt2.empty() || hit->smt2.back() != '\n' ? "\n" : ""),

@@ -57,6 +57,10 @@ std::vector<std::string> Session::complete(std::string_view before_cursor) const
     for (const auto& c : commands())
       if (c.name == w[0]) info = &c;
     if (!info || info->completes.empty()) return {};
+    // One kind per argument position: past the command's arity nothing is
+    // offered (`why 1 ` completes nothing), except that name=value
+    // parameters repeat.
+    if (index > info->completes.size() && info->completes.back() != "param") return {};
     const std::string& kind = info->completes[std::min(index - 1, info->completes.size() - 1)];
     if (kind == "prop") {
       pool = verifier::known_ids(reg_);
@@ -74,8 +78,9 @@ std::vector<std::string> Session::complete(std::string_view before_cursor) const
           if (!given.count(k) || k == cur.substr(0, cur.find('='))) pool.push_back(k + "=");
     } else if (kind == "obligation") {
       std::set<std::string> ids;
-      for (const auto& [key, r] : last_)
-        for (const auto& ob : r.obligations) ids.insert(ob.id);
+      for (const auto* proofs : {&last_, &latest_})
+        for (const auto& [key, r] : *proofs)
+          for (const auto& ob : r.obligations) ids.insert(ob.id);
       pool.assign(ids.begin(), ids.end());
       if (pool.empty())  // nothing proven yet: offer the proposition prefixes
         for (const auto& id : verifier::known_ids(reg_)) pool.push_back(id + ".");
@@ -86,8 +91,9 @@ std::vector<std::string> Session::complete(std::string_view before_cursor) const
     } else if (kind == "command") {
       for (const auto& c : commands()) pool.push_back(c.name);
     } else if (kind == "setting") {
-      if (index == 1) pool = {"timeout", "witnesses"};
-      else if (index == 2 && w[1] == "witnesses") pool = {"off", "on"};
+      pool = {"timeout", "witnesses"};
+    } else if (kind == "setting_value") {
+      if (w[1] == "witnesses") pool = {"off", "on"};
     }
   }
   std::vector<std::string> out;

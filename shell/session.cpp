@@ -11,23 +11,30 @@ using nlohmann::ordered_json;
 
 const std::vector<CommandInfo>& commands() {
   static const std::vector<CommandInfo> table = {
-      {"list", "list", "list the propositions: id, expected verdict, title", {}},
+      {"list", "list", "list the propositions: id, expected verdict, title", {}, "list"},
       {"show", "show ID", "statement, assumptions, parameters, verdict and the assessment's wording of one proposition",
-       {"prop"}},
+       {"prop"}, "show P2"},
       {"prove", "prove ID [name=value...]",
        "prove one proposition, parameters changed; with changes, also says what differs from the defaults",
-       {"prop", "param"}},
-      {"cx", "cx [ID]", "the last counterexample (of ID, or of the last proof) with every variable", {"prop"}},
-      {"obligations", "obligations [ID]", "the obligations of the last proof of ID: id, answer, claim", {"prop"}},
-      {"smt", "smt OBLIGATION", "print an obligation's SMT-LIB2 (e.g. smt P2.clip.refute)", {"obligation"}},
-      {"solve", "solve SMT-LIB2...", "run a raw SMT-LIB2 query (declarations + assertions; may span lines)", {}},
-      {"load", "load FILE.mlir", "certify an .mlir file and number its fusion candidates", {"file"}},
-      {"candidates", "candidates", "the loaded candidates with their verdicts", {}},
+       {"prop", "param"}, "prove P2 beta1=0"},
+      {"cx", "cx [ID]",
+       "the last counterexample (of the last proof or 'why N', or of ID's last proof) with every variable", {"prop"},
+       "cx P2"},
+      {"obligations", "obligations [ID]", "the obligations of the last proof (or of ID's last proof): id, answer, claim",
+       {"prop"}, "obligations P2"},
+      {"smt", "smt OBLIGATION", "print an obligation's SMT-LIB2 ('obligations ID' lists the ids)", {"obligation"},
+       "smt P2.recover.m"},
+      {"solve", "solve SMT-LIB2...", "run a raw SMT-LIB2 query (declarations + assertions; may span lines)", {},
+       "solve (declare-const x Int) (assert (> x 2))"},
+      {"load", "load FILE.mlir", "certify an .mlir file and number its fusion candidates", {"file"},
+       "load fixtures/ir/global_clip_linalg.mlir"},
+      {"candidates", "candidates", "the loaded candidates with their verdicts", {}, "candidates"},
       {"why", "why N", "why candidate N is illegal (or inconclusive): diagnostics, failed obligations, counterexample",
-       {"candidate"}},
-      {"set", "set [timeout MS | witnesses on|off]", "show or change the settings", {"setting"}},
-      {"help", "help [COMMAND]", "this list, or one command's synopsis", {"command"}},
-      {"quit", "quit", "leave the shell (also: exit, Ctrl-D)", {}},
+       {"candidate"}, "why 1"},
+      {"set", "set [timeout MS | witnesses on|off]", "show or change the settings (timeout 0 = no limit)",
+       {"setting", "setting_value"}, "set timeout 5000"},
+      {"help", "help [COMMAND]", "this list, or one command's synopsis and example", {"command"}, "help smt"},
+      {"quit", "quit", "leave the shell (also: exit, Ctrl-D)", {}, "quit"},
   };
   return table;
 }
@@ -179,10 +186,15 @@ Reply Session::cmd_set(const Args& a) {
     } else {
       throw std::invalid_argument("unknown setting '" + a[0] + "'; settings: timeout, witnesses");
     }
-    last_.clear();  // proofs at the old settings no longer answer for the new ones
+    // Proofs at the old settings no longer answer for the new ones; the
+    // parameters of each id's latest proof are kept, so cx / obligations
+    // re-prove that proof (not the defaults) at the new settings.
+    last_.clear();
+    latest_.clear();
   }
   Reply r;
-  r.text = "timeout " + std::to_string(opt_.timeout_ms) + " ms\nwitnesses " + (opt_.witnesses ? "on" : "off") + "\n";
+  r.text = "timeout " + std::to_string(opt_.timeout_ms) + " ms" + (opt_.timeout_ms == 0 ? " (no limit)" : "") +
+           "\nwitnesses " + (opt_.witnesses ? "on" : "off") + "\n";
   r.json = {{"command", "set"}, {"status", "ok"}, {"timeout_ms", opt_.timeout_ms}, {"witnesses", opt_.witnesses}};
   return r;
 }
@@ -197,7 +209,8 @@ Reply Session::cmd_help(const Args& a) {
     char line[256];
     std::snprintf(line, sizeof line, "  %-34s %s\n", c.synopsis.c_str(), c.summary.c_str());
     o << line;
-    list.push_back({{"name", c.name}, {"synopsis", c.synopsis}, {"summary", c.summary}});
+    if (!a.empty()) o << "  example: " << c.example << "\n";
+    list.push_back({{"name", c.name}, {"synopsis", c.synopsis}, {"summary", c.summary}, {"example", c.example}});
   }
   if (!found) throw std::invalid_argument("no command '" + a[0] + "' (type 'help' for the list)");
   if (a.empty())

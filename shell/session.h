@@ -42,8 +42,13 @@ struct Reply {
 struct CommandInfo {
   std::string name, synopsis, summary;
   /// What each positional word completes to: "prop", "param", "obligation",
-  /// "file", "candidate", "command", "setting" or "" (nothing).
+  /// "file", "candidate", "command", "setting", "setting_value" or ""
+  /// (nothing). One kind per position, so the command's arity bounds
+  /// completion; only "param" (name=value...) repeats for every later word.
   std::vector<std::string> completes;
+  /// A command line that runs as shown (`help COMMAND` prints it; the unit
+  /// tests run every example in a fresh session and require an answer).
+  std::string example;
 };
 
 /// The command table, in the order `help` lists it.
@@ -98,16 +103,28 @@ class Session {
   /// The spec of `id` (case-insensitive), or throws std::invalid_argument
   /// naming the known ids.
   const verifier::PropositionSpec& spec(const std::string& id) const;
-  /// The last proof of `id`, proving it at the current settings if needed.
+  /// The proof of `id` at its default parameters (current settings),
+  /// proving it if needed.
   const verifier::PropositionResult& proof(const std::string& id);
+  /// The most recent proof of `id`, with the parameters it was proved with
+  /// (re-proved at the current settings after `set`); the defaults if `id`
+  /// was never proved.
+  const verifier::PropositionResult& latest(const std::string& id);
+  /// `cx` of candidate N (1-based): the counterexample `why N` printed.
+  Reply candidate_cx(size_t n);
   /// Proves one proposition with `overrides`; throws std::invalid_argument
   /// for unknown parameters.
   verifier::PropositionResult run_prove(const std::string& id, const std::map<std::string, verifier::Param>& overrides);
 
   verifier::Registry reg_;
   verifier::ProveOptions opt_;
-  std::map<std::string, verifier::PropositionResult> last_;   ///< by id
+  std::map<std::string, verifier::PropositionResult> last_;   ///< at the default parameters, by id
+  std::map<std::string, verifier::PropositionResult> latest_; ///< most recent proof of each id, any parameters
+  std::map<std::string, std::map<std::string, verifier::Param>> latest_overrides_;  ///< its parameters
   std::string last_id_;                                      ///< most recent prove
+  /// What `cx` with no argument shows: the last proof, or the candidate of
+  /// the last `why` (whichever came last); 0 = the last proof.
+  size_t last_why_ = 0;
   std::vector<cert::InputReport> inputs_;                     ///< `load`ed files
   struct CandRef { size_t input, index; };
   std::vector<CandRef> cands_;                                ///< numbered 1..n for `why`

@@ -129,6 +129,129 @@ TEST(Execute, SetAndHelp) {
   EXPECT_TRUE(s.execute("quit").quit);
 }
 
+// `obligations`, `cx` and `smt` answer for the last proof, with the
+// parameters it was proved with (not the defaults'), and for the defaults
+// again once `prove P2` runs without changes.
+TEST(Execute, ObligationsFollowTheLastProof) {
+  shell::Session s(verifier::load_registry());
+  auto answer_of = [](const shell::Reply& r, const std::string& id) -> std::string {
+    for (const auto& ob : r.json["obligations"])
+      if (ob["id"] == id) return ob["result"];
+    return "missing";
+  };
+  ASSERT_EQ(s.execute("prove P2").status, shell::kAnswered);
+  EXPECT_EQ(answer_of(s.execute("obligations"), "P2.recover.m"), "sat");
+  ASSERT_EQ(s.execute("prove P2 beta1=0").status, shell::kAnswered);
+  auto obs = s.execute("obligations");
+  ASSERT_EQ(obs.status, shell::kAnswered) << obs.text;
+  EXPECT_EQ(answer_of(obs, "P2.recover.m"), "unsat") << obs.text;  // what `prove P2 beta1=0` printed
+  EXPECT_EQ(obs.json["parameters"]["beta1"], "0") << obs.text;
+  EXPECT_NE(obs.text.find("P2 with"), std::string::npos) << obs.text;
+  EXPECT_EQ(answer_of(s.execute("obligations P2"), "P2.recover.m"), "unsat");  // P2's last proof
+  // After `set`, the same parameters are proved again, not the defaults.
+  s.execute("set timeout 20000");
+  EXPECT_EQ(answer_of(s.execute("obligations"), "P2.recover.m"), "unsat");
+  ASSERT_EQ(s.execute("prove P2").status, shell::kAnswered);
+  EXPECT_EQ(answer_of(s.execute("obligations"), "P2.recover.m"), "sat");
+  auto cx = s.execute("cx");
+  EXPECT_EQ(cx.text.find("P2 with"), std::string::npos) << "cx after `prove P2` shows the beta1=0 proof: " << cx.text;
+}
+
+// `cx` after `why N` shows the counterexample `why` just printed.
+TEST(Execute, CxAfterWhyShowsTheCandidate) {
+  shell::Session s(verifier::load_registry());
+  EXPECT_EQ(s.execute("cx").status, shell::kError);  // nothing yet
+  ASSERT_EQ(s.execute("load " FUSECERT_SOURCE_DIR "/fixtures/ir/global_clip_linalg.mlir").status, shell::kAnswered);
+  auto why = s.execute("why 1");
+  ASSERT_EQ(why.status, shell::kAnswered) << why.text;
+  ASSERT_FALSE(why.json["counterexample"].is_null()) << why.text;
+  auto cx = s.execute("cx");
+  ASSERT_EQ(cx.status, shell::kAnswered) << cx.text;
+  EXPECT_EQ(cx.json["candidate"], 1);
+  EXPECT_EQ(cx.json["counterexample"]["obligation"], why.json["counterexample"]["obligation"]);
+  EXPECT_NE(cx.text.find("counterexample from"), std::string::npos) << cx.text;
+  ASSERT_EQ(s.execute("prove P2").status, shell::kAnswered);
+  EXPECT_EQ(s.execute("cx").json["id"], "P2");  // the last source wins
+}
+
+TEST(Execute, SmtUnknownObligationSaysObligation) {
+  auto& s = session();
+  auto r = s.execute("smt NOPE");
+  EXPECT_EQ(r.status, shell::kError);
+  EXPECT_NE(r.text.find("unknown obligation 'NOPE'"), std::string::npos) << r.text;
+  EXPECT_NE(r.text.find("PROPOSITION.NAME"), std::string::npos) << r.text;
+  EXPECT_EQ(r.text.find("unknown proposition"), std::string::npos) << r.text;
+  auto r2 = s.execute("smt P2.nope");
+  EXPECT_NE(r2.text.find("unknown obligation 'P2.nope'; P2 has: "), std::string::npos) << r2.text;
+  EXPECT_NE(r2.text.find("P2.recover.m"), std::string::npos) << r2.text;
+}
+
+// Every example `help COMMAND` shows runs, in table order, in a fresh
+// session started in the source tree: answered, no error.
+TEST(Execute, EveryHelpExampleRuns) {
+  auto cwd = fs::current_path();
+  fs::current_path(FUSECERT_SOURCE_DIR);
+  shell::Session s(verifier::load_registry());
+  for (const auto& c : shell::commands()) {
+    ASSERT_FALSE(c.example.empty()) << c.name << " has no example";
+    EXPECT_EQ(c.example.rfind(c.name, 0), 0u) << c.example;
+    EXPECT_EQ(c.summary.find("e.g."), std::string::npos) << c.name << ": put examples in `example` (tested)";
+    auto h = s.execute("help " + c.name);
+    EXPECT_NE(h.text.find("example: " + c.example), std::string::npos) << h.text;
+    auto r = s.execute(c.example);
+    EXPECT_EQ(r.status, shell::kAnswered) << c.example << ":\n" << r.text;
+    // No shell error line (a `why` of an illegal candidate quotes the
+    // compiler-style "file:line:col: error: [P2]" diagnostics; those are the answer).
+    EXPECT_EQ(("\n" + r.text).find("\nerror"), std::string::npos) << c.example << ":\n" << r.text;
+    if (c.name == "quit") EXPECT_TRUE(r.quit);
+  }
+  fs::current_path(cwd);
+}
+
+// Completion offers words only up to each command's arity (name=value
+// parameters repeat).
+TEST(Complete, StopsAtTheArity) {
+  shell::Session s(verifier::load_registry());
+  ASSERT_EQ(s.execute("load " FUSECERT_SOURCE_DIR "/fixtures/ir/global_clip_linalg.mlir").status, shell::kAnswered);
+  EXPECT_FALSE(s.complete("why ").empty());
+  EXPECT_TRUE(s.complete("why 1 ").empty());
+  EXPECT_TRUE(s.complete("show P2 ").empty());
+  EXPECT_TRUE(s.complete("cx P2 ").empty());
+  EXPECT_TRUE(s.complete("obligations P2 ").empty());
+  EXPECT_TRUE(s.complete("help smt ").empty());
+  EXPECT_TRUE(s.complete("load x.mlir ").empty());
+  EXPECT_TRUE(s.complete("smt P2.recover.m ").empty());
+  EXPECT_EQ(s.complete("prove P2 beta1=0 c=0.5 beta"), (std::vector<std::string>{"beta2="}));
+  EXPECT_EQ(s.complete("set witnesses "), (std::vector<std::string>{"off", "on"}));
+  EXPECT_TRUE(s.complete("set timeout ").empty());
+  EXPECT_TRUE(s.complete("set witnesses on ").empty());
+}
+
+TEST(Execute, SolveDetails) {
+  auto& s = session();
+  auto err = s.execute("solve (assert (> y 2))");
+  ASSERT_EQ(err.status, shell::kError);
+  std::string msg = err.json["error"];
+  ASSERT_FALSE(msg.empty());
+  EXPECT_NE(msg.back(), '\n') << "the JSON error string ends with a newline";
+  EXPECT_EQ(err.text.find("\n\n"), std::string::npos) << err.text;
+  // Declared functions are named: the model lists constants only.
+  auto f = s.execute("solve (declare-fun f (Int) Int) (declare-const x Int) (assert (= (f x) 2))");
+  ASSERT_EQ(f.status, shell::kAnswered) << f.text;
+  EXPECT_EQ(f.json["functions_not_shown"], nlohmann::json::array({"f"}));
+  EXPECT_NE(f.text.find("not shown: f"), std::string::npos) << f.text;
+}
+
+TEST(Execute, TimeoutZeroMeansNoLimit) {
+  shell::Session s(verifier::load_registry());
+  auto r = s.execute("set timeout 0");
+  ASSERT_EQ(r.status, shell::kAnswered);
+  EXPECT_NE(r.text.find("timeout 0 ms (no limit)"), std::string::npos) << r.text;
+  auto sat = s.execute("solve (declare-const x Int) (assert (> x 41)) (assert (< x 43))");
+  ASSERT_EQ(sat.status, shell::kAnswered) << sat.text;
+  EXPECT_EQ(sat.json["model"][0]["value"], "42");
+}
+
 TEST(CertifyTree, ShardParsingAndHash) {
   EXPECT_EQ(cli::parse_shard("2/4"), std::make_pair(2u, 4u));
   for (const char* bad : {"0/4", "5/4", "2", "a/b", "2/4x", "-1/4", "2/0"})
