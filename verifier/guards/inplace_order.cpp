@@ -4,6 +4,7 @@
 // write-after-read violation). With value semantics (tensors) W and W' are
 // distinct SSA values and the hazard cannot occur.
 #include <algorithm>
+#include <set>
 
 #include "verifier/guards/guards.h"
 
@@ -11,6 +12,32 @@ namespace fusecert::guards {
 
 namespace {
 bool is_memref(const ir::Module& m, int v) { return v >= 0 && m.values[v].type.kind == ir::Type::Kind::MemRef; }
+
+/// How an op that takes W (or an alias of W) accesses it.
+enum class Access {
+  None,      ///< metadata only, or a write: not a read of W's data
+  View,      ///< its results alias its operand (views, casts, reshapes)
+  Operand0,  ///< reads its first operand (load, copy source)
+  Inputs,    ///< destination-passing style: reads its ins, writes its outs
+  All,       ///< unknown: treated as reading every operand; a shaped result may alias (fail closed)
+};
+
+Access classify(const ir::Op& op) {
+  static const std::set<std::string> views = {
+      "memref.subview", "memref.cast", "memref.reinterpret_cast", "memref.expand_shape", "memref.collapse_shape",
+      "memref.transpose", "memref.view", "memref.reshape", "memref.memory_space_cast",
+      "memref.extract_strided_metadata", "memref.assume_alignment", "bufferization.to_tensor"};
+  static const std::set<std::string> none = {"memref.dealloc", "memref.dim", "memref.rank", "func.return",
+                                             "memref.store", "affine.store", "vector.store", "vector.transfer_write",
+                                             "memref.extract_aligned_pointer_as_index"};
+  static const std::set<std::string> operand0 = {"memref.load", "affine.load", "vector.load", "vector.transfer_read",
+                                                 "memref.copy"};
+  if (views.count(op.name)) return Access::View;
+  if (none.count(op.name)) return Access::None;
+  if (operand0.count(op.name)) return Access::Operand0;
+  if (op.num_inputs >= 0 && op.dialect() == "linalg") return Access::Inputs;
+  return Access::All;
+}
 }  // namespace
 
 void guard_inplace_order(GuardContext& g) {
@@ -35,22 +62,63 @@ void guard_inplace_order(GuardContext& g) {
   }
   const int W = std::find(written.begin(), written.end(), g.out.weight_value) != written.end() ? g.out.weight_value
                                                                                                 : written.front();
+  // Reads of W happen through W itself or through any alias of it: a view
+  // (subview, cast, reinterpret_cast, expand/collapse_shape, transpose, view,
+  // ...) made before or after the update reads W where the alias is read.
+  // Aliases are tracked transitively; an op fusecert does not know that takes
+  // W or an alias and returns a buffer might alias W: fail closed.
+  std::set<int> alias{W};
   std::vector<const ir::Op*> late, early;
+  std::vector<std::string> aliases;
+  const ir::Op* unknown = nullptr;
   for (int oid : g.m.funcs[cons->func].ops) {
     const ir::Op& op = g.m.ops[oid];
-    if (op.id == cons->id || op.name == "memref.dealloc") continue;
+    if (op.id == cons->id) continue;
+    bool touches = false;
+    for (int v : op.operands) touches = touches || alias.count(v);
+    if (!touches) continue;
+    const Access a = classify(op);
     bool reads = false;
-    auto ins = op.num_inputs >= 0 ? ir::inputs(op) : op.operands;
-    if (op.num_inputs < 0 && op.name == "func.return") ins.clear();
-    for (int v : ins) reads = reads || v == W;
-    if (!reads) continue;
-    (op.index > cons->index ? late : early).push_back(&op);
+    switch (a) {
+      case Access::None: break;
+      case Access::View:
+        for (int r : op.results) alias.insert(r);
+        aliases.push_back(op.name + "@" + std::to_string(op.index));
+        break;
+      case Access::Operand0:
+        reads = !op.operands.empty() && alias.count(op.operands[0]);
+        break;
+      case Access::Inputs:
+        for (int v : ir::inputs(op)) reads = reads || alias.count(v);
+        break;
+      case Access::All:
+        reads = true;
+        if (std::any_of(op.results.begin(), op.results.end(), [&](int r) { return is_memref(g.m, r) || g.m.values[r].type.kind == ir::Type::Kind::Tensor; }))
+          if (!unknown) unknown = &op;
+        break;
+    }
+    if (reads) (op.index > cons->index ? late : early).push_back(&op);
   }
   std::string ev = "in-place update of " + g.m.values[W].type.text + " at position " + std::to_string(cons->index) +
                    "; reads of W at positions";
   for (auto* r : early) ev += " " + std::to_string(r->index);
   for (auto* r : late) ev += " " + std::to_string(r->index) + "(late)";
   if (early.empty() && late.empty()) ev += " (none)";
+  if (!aliases.empty()) {
+    ev += "; aliases of W made by";
+    for (auto& a : aliases) ev += " " + a;
+  }
+  if (unknown) {
+    ev += "; " + unknown->name + " at position " + std::to_string(unknown->index) +
+          " takes W (or an alias of it) and returns a value fusecert cannot tell apart from an alias";
+    g.structural(id, claim, "missing", ev);
+    auto& d = g.error("P7", id, unknown->loc,
+                      "cannot check the in-place order: " + unknown->name +
+                          " takes W (or an alias of it) and its result may alias W; fusecert does not know whether "
+                          "later reads of that result read W (fail closed)");
+    d.notes.push_back({cons->loc, "in-place update of W here"});
+    return;
+  }
   if (late.empty()) {
     g.structural(id, claim, "holds", ev);
     return;
