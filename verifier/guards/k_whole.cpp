@@ -64,7 +64,21 @@ void guard_k_whole(GuardContext& g) {
   if (p.dialect() == "tessera") {
     const ir::Attr* sk = p.attr("split_k");
     const ir::Attr* fk = p.attr("tessera.full_k");
-    if (sk && sk->kind == ir::Attr::Kind::Int && sk->num > 1) {
+    // tessera.full_k is a unit attribute or a boolean: unit / true = K whole,
+    // false = K not whole (illegal), anything else is not a value fusecert
+    // can read (fail closed, never "present means whole").
+    if (fk && fk->kind != ir::Attr::Kind::Unit && fk->kind != ir::Attr::Kind::Bool) {
+      g.structural(id, claim, "missing", "tessera.full_k = " + fk->text + " on " + p.name + " is not a unit attribute or a boolean");
+      g.error("P1", id, p.loc,
+              "tessera.full_k = " + fk->text + " is not a unit attribute, true or false: fusecert cannot tell whether K is "
+              "reduced whole");
+      return;
+    }
+    const bool fk_false = fk && fk->kind == ir::Attr::Kind::Bool && fk->num == 0;
+    if (fk_false) {
+      splits = sk && sk->kind == ir::Attr::Kind::Int && sk->num > 1 ? static_cast<unsigned>(sk->num) : 2;
+      evidence = "tessera.full_k = false on " + p.name + ": the K reduction is not whole inside the op";
+    } else if (sk && sk->kind == ir::Attr::Kind::Int && sk->num > 1) {
       splits = static_cast<unsigned>(sk->num);
       evidence = "split_k = " + std::to_string(splits) + " on " + p.name;
     } else if (sk || fk) {
@@ -87,11 +101,17 @@ void guard_k_whole(GuardContext& g) {
   }
   if (splits > 1) {
     g.structural(id, claim, "violated", evidence);
+    const ir::Attr* fk = p.attr("tessera.full_k");
+    const bool declared_false = fk && fk->kind == ir::Attr::Kind::Bool && fk->num == 0;
     auto& d = g.error("P1", id, g.c.split_reduce >= 0 ? g.m.ops[g.c.split_reduce].loc : p.loc,
-                      "cannot fuse the optimizer into the weight-gradient epilogue: the producer splits K into " +
-                          std::to_string(splits) +
-                          " partial sums, so no tile holds the finished gradient before the reduction (and the "
-                          "split reassociates the K sum)");
+                      declared_false
+                          ? "cannot fuse the optimizer into the weight-gradient epilogue: the producer declares "
+                            "tessera.full_k = false, so no tile holds the finished gradient before the K reduction "
+                            "completes outside the op"
+                          : "cannot fuse the optimizer into the weight-gradient epilogue: the producer splits K into " +
+                                std::to_string(splits) +
+                                " partial sums, so no tile holds the finished gradient before the reduction (and the "
+                                "split reassociates the K sum)");
     d.notes.push_back(g.producer_note("weight-gradient producer here; legal with the K reduction kept whole "
                                       "(tessera.full_k, no split_k)"));
   } else {
