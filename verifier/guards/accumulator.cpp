@@ -33,6 +33,10 @@ std::string gain_query(double ug, double us) {
   return q.smt2();
 }
 
+/// The floating-point formats fusecert models (unit roundoff above). Any
+/// other dtype string is a diagnostic, never a guess.
+bool known_dtype(const std::string& t) { return t == "f64" || t == "f32" || t == "bf16" || t == "f16"; }
+
 }  // namespace
 
 void guard_accumulator(GuardContext& g) {
@@ -54,19 +58,50 @@ void guard_accumulator(GuardContext& g) {
     }
     accum = a->text;
     storage = s->text;
+    for (auto [key, at] : {std::pair<const char*, const ir::Attr*>{"accum", a}, {"storage", s}}) {
+      if (at->kind == ir::Attr::Kind::String && known_dtype(at->text)) continue;
+      g.structural(id, "the accumulator dtype is declared and carried to the epilogue", "missing",
+                   std::string("numeric_policy.") + key + " = " + at->text + " is not a dtype fusecert knows (f64, f32, bf16, f16)");
+      g.error("P6", id, p.loc, std::string("numeric_policy.") + key + " = " + at->text + " on " + p.name +
+                                   " is not one of \"f64\", \"f32\", \"bf16\", \"f16\": fusecert does not guess a dtype");
+      return;
+    }
   } else {
     accum = storage = g.m.values[g.c.grad].type.elem;
   }
   g.structural(id, "the accumulator dtype is declared and carried to the epilogue", "holds",
                "accumulator " + accum + ", gradient storage " + storage);
+  // A half-precision accumulator: the K sum itself is rounded to 8 (bf16) or
+  // 11 (f16) significand bits, so the epilogue reads nothing finer than the
+  // stored gradient. Fusion stays legal (it changes no bits), but the
+  // precision gain P6 is about is not realizable: say so.
+  if (unit_roundoff(accum) > unit_roundoff("f32")) {
+    auto& d = g.warning("P6", id, p.loc,
+                        "accumulator dtype " + accum + " (numeric_policy.accum): the K sum is rounded to " + accum +
+                            ", so the fused epilogue reads no more precision than the stored " + storage +
+                            " gradient; fusion is legal but the precision gain is not realizable");
+    d.notes.push_back(g.producer_note("accumulate in f32 (numeric_policy.accum = \"f32\") to realise the gain"));
+  }
   // State dtype.
   std::string state;
   const ir::Op* cons = g.consumer();
   if (!cons) return;
   if (cons->dialect() == "tessera") {
-    if (g.out.recognized == "sgd") return;  // no state: nothing can mask the gain
+    // SGD keeps no state, so nothing can mask the gain and the key is
+    // optional; when it is declared anyway its value is still checked.
+    const bool stateless = g.out.recognized == "sgd";
+    if (stateless && !cons->attr("state_dtype")) return;
     const ir::Attr* sd = g.require(*cons, "state_dtype", "P6", "P6.state_dtype", "the element type of the optimizer state, e.g. \"f32\"");
     if (!sd) return;
+    if (sd->kind != ir::Attr::Kind::String || !known_dtype(sd->text)) {
+      g.structural("P6.state_dtype", "the optimizer state dtype is declared", "missing",
+                   "state_dtype = " + sd->text + " on " + cons->name + " is not a dtype fusecert knows (f64, f32, bf16, f16)");
+      g.error("P6", "P6.state_dtype", cons->loc,
+              "state_dtype = " + sd->text + " on " + cons->name +
+                  " is not one of \"f64\", \"f32\", \"bf16\", \"f16\": fusecert does not guess a dtype");
+      return;
+    }
+    if (stateless) return;
     state = sd->text;
   } else if (!g.out.state_values.empty()) {
     state = g.m.values[g.out.state_values[0]].type.elem;
