@@ -4,9 +4,24 @@
 // CHECK-COUNT: gradient-shaped operands beyond (X, dY, W, state...) and
 // gradient-shaped results beyond the updated (W, state...); the certificate
 // names what was counted.
+#include <optional>
+#include <set>
+
 #include "verifier/guards/guards.h"
 
 namespace fusecert::guards {
+
+namespace {
+/// Static element count of a shaped type; nullopt when a dimension is dynamic.
+std::optional<int64_t> elements(const ir::Type& t) {
+  int64_t n = 1;
+  for (int64_t d : t.shape) {
+    if (d < 0) return std::nullopt;
+    n *= d;
+  }
+  return n;
+}
+}  // namespace
 
 void guard_residency(GuardContext& g) {
   if (g.c.form != ir::Form::Fused) return;
@@ -20,28 +35,52 @@ void guard_residency(GuardContext& g) {
     return;
   }
   const ir::Type& wt = g.m.values[f.operands[2]].type;
+  // Gradient-sized: a shaped value (any shape: transposed, flattened,
+  // reshaped) with at least as many elements as the gradient (= W), or one
+  // whose element count is not static (it may be that large: fail closed).
+  const std::optional<int64_t> grad_elems = elements(wt);
+  auto grad_sized = [&](const ir::Type& t) {
+    if (t.kind != ir::Type::Kind::Tensor && t.kind != ir::Type::Kind::MemRef) return false;
+    auto n = elements(t);
+    return !n || !grad_elems || *n >= *grad_elems;
+  };
   const size_t expect_in = 3 + g.out.state_values.size();
   std::vector<std::string> found;
   const ir::Loc* first = nullptr;
+  std::set<int> counted_defs;
   for (size_t i = expect_in; i < f.operands.size(); ++i) {
     const ir::Value& v = g.m.values[f.operands[i]];
-    if (!v.type.same_shape(wt)) continue;
+    if (!grad_sized(v.type)) continue;
     std::string what = "operand " + std::to_string(i) + " (" + v.type.text + ")";
     if (v.def_op >= 0) {
       const ir::Op& d = g.m.ops[v.def_op];
       what += " allocated by " + d.name + " at " + d.loc.str();
       if (!first) first = &d.loc;
+      counted_defs.insert(d.id);
     }
     found.push_back(what);
   }
   size_t expect_out = f.results.empty() ? 0 : 1 + g.out.state_values.size();
   for (size_t i = expect_out; i < f.results.size(); ++i) {
     const ir::Value& v = g.m.values[f.results[i]];
-    if (v.type.same_shape(wt)) found.push_back("result " + std::to_string(i) + " (" + v.type.text + ") escapes the op");
+    if (grad_sized(v.type)) found.push_back("result " + std::to_string(i) + " (" + v.type.text + ") escapes the op");
   }
-  std::string ev = "counted gradient-shaped (" + wt.text + ") operands beyond (X, dY, W" +
-                   std::string(g.out.state_values.empty() ? "" : ", state") + ") and results beyond the updated " +
-                   "state: " + std::to_string(found.size());
+  // Any other gradient-sized allocation in the fused function.
+  static const std::set<std::string> allocs = {"tensor.empty", "memref.alloc", "memref.alloca",
+                                               "bufferization.alloc_tensor"};
+  for (int oid : g.m.funcs[f.func].ops) {
+    const ir::Op& op = g.m.ops[oid];
+    if (!allocs.count(op.name) || counted_defs.count(op.id) || op.results.empty()) continue;
+    const ir::Value& v = g.m.values[op.results[0]];
+    if (!grad_sized(v.type)) continue;
+    found.push_back("allocation " + op.name + " (" + v.type.text + ") at " + op.loc.str());
+    if (!first) first = &op.loc;
+  }
+  std::string ev = "counted gradient-sized values (at least the " +
+                   (grad_elems ? std::to_string(*grad_elems) : std::string("?")) + " elements of " + wt.text +
+                   ", any shape): operands beyond (X, dY, W" +
+                   std::string(g.out.state_values.empty() ? "" : ", state") + "), results beyond the updated " +
+                   "state, and allocations in the function: " + std::to_string(found.size());
   for (auto& s : found) ev += "; " + s;
   if (found.empty()) {
     g.structural(id, claim, "holds", ev);
