@@ -5,7 +5,9 @@
 #   failclosed.sh FUSECERT SOURCE_DIR CASE
 # Cases: prove_timeout, certify_timeout, checkcert_unknown, checkcert_segv,
 #        checkcert_kill9, checkcert_unsat_then_crash, checkcert_missing_solver,
-#        checkcert_garbage_solver.
+#        checkcert_garbage_solver, checkcert_timeout.
+# A missing solver is a tool error (exit 2); a solver that times out leaves the
+# certificate unverified (exit 2, "timeout"), never valid and never "invalid".
 set -uo pipefail
 BIN=$1 SRC=$2 CASE=$3
 W=$(mktemp -d "${TMPDIR:-/tmp}/fusecert-failclosed.XXXXXX") || exit 1
@@ -57,7 +59,22 @@ case $CASE in
   checkcert_kill9)           make_cert; fake 'kill -9 $$'; expect_not_valid "$W/fake-solver" ;;
   checkcert_unsat_then_crash) make_cert; fake 'echo unsat; kill -SEGV $$'; expect_not_valid "$W/fake-solver" ;;
   checkcert_garbage_solver)  make_cert; fake 'echo "(error \"line 1: something\")"; exit 1'; expect_not_valid "$W/fake-solver" ;;
-  checkcert_missing_solver)  make_cert; expect_not_valid "$W/no-such-dir/cvc5" ;;
+  checkcert_missing_solver)
+    make_cert
+    "$BIN" check-cert "$CERT" --solver "$W/no-such-dir/cvc5" > "$W/cc.out" 2>&1
+    rc=$?; cat "$W/cc.out"
+    [ $rc -eq 2 ] || fail "check-cert exit $rc with a missing solver (expected 2: a tool error)"
+    grep -q 'error: solver .* does not exist or is not executable' "$W/cc.out" || fail "no clear missing-solver message"
+    ! grep -qiE ': (valid|invalid)' "$W/cc.out" || fail "judged a certificate with no solver to run" ;;
+  checkcert_timeout)
+    # cvc5 1.0.3 at --tlimit: prints this line, then aborts (SIGABRT).
+    make_cert; fake 'echo "cvc5 interrupted by timeout."; kill -ABRT $$'
+    "$BIN" check-cert "$CERT" --solver "$W/fake-solver" --timeout-ms 5000 > "$W/cc.out" 2>&1
+    rc=$?; cat "$W/cc.out"
+    [ $rc -eq 2 ] || fail "check-cert exit $rc with a timed-out solver (expected 2: unverified)"
+    grep -q ': unverified' "$W/cc.out" || fail "not reported unverified"
+    grep -q 'timeout' "$W/cc.out" || fail "the timeout is not named"
+    ! grep -qiE 'killed|signal|: valid|: invalid' "$W/cc.out" || fail "a timeout reported as a crash, valid or invalid" ;;
   *) fail "unknown case" ;;
 esac
 echo "PASS [$CASE]"

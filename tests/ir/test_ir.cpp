@@ -130,3 +130,102 @@ TEST(Certificates, ExitCodesFollowTheVerdicts) {
   EXPECT_EQ(cert::exit_code({missing}), 2);
   EXPECT_EQ(cert::exit_code({illegal, missing}), 2);
 }
+
+// The obligation table of docs/certificates.md is the data of
+// verifier/guards/obligations.h: same ids, how, expected, decides and
+// required forms, row for row.
+#include <sstream>
+
+#include "verifier/guards/obligations.h"
+
+TEST(ObligationTable, DocsMatchTheSharedTable) {
+  const std::string doc = support::read_file(std::string(FUSECERT_FIXTURES) + "/../../docs/certificates.md");
+  std::istringstream in(doc);
+  std::string line;
+  size_t rows = 0;
+  auto cells = [](const std::string& l) {
+    std::vector<std::string> out;
+    std::string cur;
+    for (size_t i = 1; i < l.size(); ++i) {
+      if (l[i] == '|') {
+        size_t a = cur.find_first_not_of(' '), b = cur.find_last_not_of(' ');
+        out.push_back(a == std::string::npos ? "" : cur.substr(a, b - a + 1));
+        cur.clear();
+      } else {
+        cur += l[i];
+      }
+    }
+    return out;
+  };
+  while (std::getline(in, line)) {
+    if (line.rfind("| `P", 0) != 0) continue;
+    auto c = cells(line);
+    ASSERT_EQ(c.size(), 6u) << line;
+    std::string id = c[0].substr(1, c[0].size() - 2);
+    if (auto p = id.find('<'); p != std::string::npos) id = id.substr(0, p) + "0";
+    const guards::ObligationSpec* s = guards::find_obligation(id);
+    ASSERT_NE(s, nullptr) << id << " is documented but not in obligations.h";
+    ASSERT_LT(rows, std::size(guards::kObligations));
+    EXPECT_EQ(std::string(guards::kObligations[rows].id), std::string(s->id)) << "row order differs at " << id;
+    EXPECT_EQ(c[1].substr(0, c[1].find(' ')), s->how) << id;
+    EXPECT_EQ(c[3], s->expected) << id;
+    EXPECT_EQ(c[4], s->decides ? "yes" : "no") << id;
+    std::string req = s->required == guards::kAllForms ? "all"
+                      : s->required == guards::kFused ? "fused"
+                      : s->required == (guards::kLinalg | guards::kBufferized) ? "linalg, bufferized (linalg.generic consumer)"
+                      : s->required == 0 ? "—" : "?";
+    EXPECT_EQ(c[5], req) << id;
+    ++rows;
+  }
+  EXPECT_EQ(rows, std::size(guards::kObligations)) << "docs/certificates.md and obligations.h list different obligations";
+}
+
+// check-cert without the IR: a table violation is invalid even with a
+// recomputed digest (flipped expected, decides false, smt turned structural,
+// a dropped obligation of a legal certificate).
+TEST(CheckCert, ObligationTableWithoutIr) {
+  const std::string text = fixture("tamper.mlir");
+  cert::InputReport r = cert::certify_text(text, "tamper.mlir", 30000);
+  ASSERT_FALSE(r.candidates.empty());
+  nlohmann::json good = cert::certificate(r, 0, "test");
+  ASSERT_EQ(good["verdict"], "legal");
+  cert::Solver z3{"z3"};
+  auto check = [&](nlohmann::json j) {
+    j["digest"] = cert::digest(j);
+    return cert::check_certificate(cert::dump(j), std::nullopt, z3, 30000);
+  };
+  auto ok = check(good);
+  EXPECT_TRUE(ok.valid);
+  EXPECT_GT(ok.structural_unchecked, 0u);
+  auto find = [](nlohmann::json& j, const std::string& id) -> nlohmann::json& {
+    for (auto& o : j["obligations"])
+      if (o["id"] == id) return o;
+    throw std::runtime_error("no " + id);
+  };
+  {
+    auto j = good;
+    find(j, "P9.locality")["expected"] = "sat";
+    EXPECT_FALSE(check(j).valid);
+  }
+  {
+    auto j = good;
+    find(j, "P9.locality")["decides"] = false;
+    EXPECT_FALSE(check(j).valid);
+  }
+  {
+    auto j = good;
+    auto& o = find(j, "P9.locality");
+    o["how"] = "structural";
+    o["expected"] = "holds";
+    o["actual"] = "holds";
+    EXPECT_FALSE(check(j).valid);
+  }
+  {
+    auto j = good;
+    nlohmann::json kept = nlohmann::json::array();
+    for (auto& o : j["obligations"])
+      if (o["id"] != "P1.k_order") kept.push_back(o);
+    j["obligations"] = kept;
+    EXPECT_FALSE(check(j).valid);
+  }
+}

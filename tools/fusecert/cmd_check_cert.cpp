@@ -1,8 +1,12 @@
 // fusecert check-cert CERT... [--ir FILE] [--solver z3|cvc5|PATH]
-// Re-verifies certificates on their own: schema, digest, the verdict rule,
-// every SMT query re-run by the chosen solver, and with --ir the input's
-// SHA-256 and a re-derivation of every obligation. Exit: 0 all valid,
-// 1 any invalid, 2 usage errors (unreadable certificate or IR file).
+// Re-verifies certificates on their own: schema, digest, the obligation
+// table (ids, how, expected, decides, a complete set for a legal verdict),
+// the verdict rule, every SMT query re-run by the chosen solver, and with
+// --ir the input's SHA-256 and a re-derivation of every obligation (the only
+// way structural obligations are re-checked). Exit: 0 all valid, 1 any
+// invalid, 2 a certificate or IR file that cannot be read, a solver that
+// cannot be run, or a certificate unverified because the solver could not
+// decide a query (timeout, unknown, crash). 2 takes precedence over 1.
 #include <iostream>
 
 #include "support/files.h"
@@ -36,6 +40,12 @@ void add_check_cert_command(CLI::App& app, int& exit_code) {
       }
     }
     cert::Solver solver{o->solver};
+    if (auto why = cert::solver_unavailable(solver)) {
+      std::cerr << "fusecert: error: " << *why << ": cannot re-run the SMT queries (a tool error, not an invalid "
+                   "certificate)\n";
+      exit_code = 2;
+      return;
+    }
     int rc = 0;
     nlohmann::json all = nlohmann::json::array();
     for (auto& path : o->certs) {
@@ -48,14 +58,28 @@ void add_check_cert_command(CLI::App& app, int& exit_code) {
         continue;
       }
       cert::CheckOutcome c = cert::check_certificate(text, ir, solver, o->timeout_ms);
-      if (!c.valid && rc == 0) rc = 1;
+      const std::string status = c.status();
+      if (status == "unverified") rc = 2;
+      else if (status == "invalid" && rc == 0) rc = 1;
+      std::string scope;
+      if (status == "valid" && c.structural_unchecked)
+        scope = "SMT only; " + std::to_string(c.structural_unchecked) +
+                " structural obligations not re-derived: pass --ir";
       if (o->format == "json") {
-        all.push_back({{"certificate", path}, {"valid", c.valid}, {"problems", c.problems}, {"checked", c.checked}});
+        all.push_back({{"certificate", path},
+                       {"valid", c.valid && c.undecided.empty()},
+                       {"status", status},
+                       {"structural_not_rederived", c.structural_unchecked},
+                       {"problems", c.problems},
+                       {"undecided", c.undecided},
+                       {"checked", c.checked}});
       } else {
         std::string what;
         for (auto& s : c.checked) what += (what.empty() ? "" : ", ") + s;
-        std::cout << path << ": " << (c.valid ? "valid" : "invalid") << (what.empty() ? "" : " (" + what + ")") << "\n";
+        std::cout << path << ": " << status << (scope.empty() ? "" : " (" + scope + ")")
+                  << (what.empty() ? "" : " (" + what + ")") << "\n";
         for (auto& p : c.problems) std::cout << path << ": error: " << p << "\n";
+        for (auto& p : c.undecided) std::cout << path << ": error: " << p << "\n";
       }
     }
     if (o->format == "json") std::cout << all.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";

@@ -70,9 +70,22 @@ std::string run_solver(const Solver& s, const std::string& smt2, bool fp_exp, un
 
 struct CheckOutcome {
   bool valid = true;
-  std::vector<std::string> problems;  ///< why it is invalid
+  std::vector<std::string> problems;  ///< why it is invalid (evidence of an edit or a wrong answer)
   std::vector<std::string> checked;   ///< what was re-verified
+  /// Queries the chosen solver could not decide (timeout, unknown, a crash)
+  /// where the certificate records an answer: the certificate is
+  /// *unverified* with this solver — never valid, but not evidence of
+  /// tampering either.
+  std::vector<std::string> undecided;
+  /// Structural obligations not re-derived (no --ir): they were checked
+  /// against the obligation table only.
+  size_t structural_unchecked = 0;
+  std::string status() const { return !valid ? "invalid" : !undecided.empty() ? "unverified" : "valid"; }
 };
+
+/// Whether `s` can be run: nullopt when it can, else why not (a missing or
+/// non-executable binary is a tool error, not an invalid certificate).
+std::optional<std::string> solver_unavailable(const Solver& s);
 
 /// Re-verifies one certificate's text. `ir` (text, name as certified) enables
 /// the input-hash check and the re-derivation of every obligation.

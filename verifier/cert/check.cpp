@@ -4,12 +4,14 @@
 
 #include <array>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <set>
 
 #include "support/sha256.h"
 #include "verifier/cert/certify.h"
+#include "verifier/guards/obligations.h"
 
 namespace fusecert::cert {
 
@@ -59,7 +61,14 @@ std::string run_solver(const Solver& s, const std::string& smt2, bool fp_exp, un
     int sig = st == -1 ? -1 : WIFSIGNALED(st) ? WTERMSIG(st) : (WIFEXITED(st) && WEXITSTATUS(st) > 128) ? WEXITSTATUS(st) - 128 : 0;
     if (sig != 0) {
       std::remove(tmpl);
+      // cvc5 1.0.3 prints "cvc5 interrupted by timeout." and then aborts
+      // (SIGABRT) when --tlimit expires: that is a timeout, not a crash.
+      if (out.find("interrupted by timeout") != std::string::npos) return "timeout";
       return "error: " + s.name + (sig > 0 ? " was killed by signal " + std::to_string(sig) : std::string(" could not be waited for"));
+    }
+    if (WIFEXITED(st) && (WEXITSTATUS(st) == 126 || WEXITSTATUS(st) == 127)) {
+      std::remove(tmpl);
+      return "error: cannot run " + s.name + " (the shell answered " + std::to_string(WEXITSTATUS(st)) + ")";
     }
   } else {
     std::remove(tmpl);
@@ -81,6 +90,30 @@ std::string run_solver(const Solver& s, const std::string& smt2, bool fp_exp, un
     return "timeout";
   std::string first = out.substr(0, out.find('\n'));
   return "error: " + (first.empty() ? std::string("no answer from ") + s.name : first);
+}
+
+std::optional<std::string> solver_unavailable(const Solver& s) {
+  if (s.is_library()) return std::nullopt;
+  namespace fs = std::filesystem;
+  auto runnable = [](const fs::path& p) {
+    std::error_code ec;
+    return fs::is_regular_file(p, ec) && access(p.c_str(), X_OK) == 0;
+  };
+  if (s.name.find('/') != std::string::npos) {
+    if (runnable(s.name)) return std::nullopt;
+    return "solver '" + s.name + "' does not exist or is not executable";
+  }
+  const char* path = std::getenv("PATH");
+  std::string dirs = path ? path : "";
+  size_t pos = 0;
+  while (pos <= dirs.size()) {
+    size_t e = dirs.find(':', pos);
+    std::string d = dirs.substr(pos, e == std::string::npos ? std::string::npos : e - pos);
+    if (runnable(fs::path(d.empty() ? "." : d) / s.name)) return std::nullopt;
+    if (e == std::string::npos) break;
+    pos = e + 1;
+  }
+  return "solver '" + s.name + "' is not on PATH";
 }
 
 namespace {
@@ -200,6 +233,47 @@ CheckOutcome check_certificate(const std::string& cert_text,
     bad("digest mismatch: the certificate was changed after fusecert wrote it");
   else
     out.checked.push_back("digest");
+  // The obligation table (verifier/guards/obligations.h): what each id is,
+  // what it expects and whether it decides is fixed, not the certificate's to
+  // say; a legal certificate carries every obligation its form requires.
+  {
+    size_t before = out.problems.size();
+    std::set<std::string> ids;
+    for (auto& o : j["obligations"]) {
+      const std::string id = o["id"], how = o["how"], actual = o["actual"];
+      const guards::ObligationSpec* spec = guards::find_obligation(id);
+      if (!spec) {
+        bad(id + ": not an obligation fusecert writes (docs/certificates.md lists them)");
+        continue;
+      }
+      if (!ids.insert(id).second) bad(id + ": appears twice");
+      if (o["proposition"] != id.substr(0, id.find('.'))) bad(id + ": proposition does not match the id");
+      // A structural `missing` placeholder may stand for any obligation (a key
+      // its check needs is absent): it can only make the verdict inconclusive.
+      const bool placeholder = how == "structural" && actual == "missing";
+      if (how != spec->how && !placeholder)
+        bad(id + ": how is " + how + ", but " + id + " is discharged by " + spec->how +
+            (std::string(spec->how) == "smt" ? " (an SMT obligation stays smt)" : ""));
+      const std::string want = how == "structural" ? "holds" : spec->expected;
+      if (o["expected"] != want)
+        bad(id + ": expected is " + o["expected"].get<std::string>() + ", the obligation table says " + want);
+      if (o["decides"].get<bool>() != spec->decides)
+        bad(id + ": decides is " + std::string(o["decides"].get<bool>() ? "true" : "false") +
+            ", the obligation table says " + (spec->decides ? "true" : "false"));
+    }
+    if (j["verdict"] == "legal") {
+      const unsigned form = guards::form_bit(j["candidate"]["form"].get<std::string>());
+      const json& cons = j["candidate"]["consumer"];
+      const bool generic = cons.is_object() && cons.value("op", std::string()) == "linalg.generic";
+      if (!form) bad("candidate.form " + j["candidate"]["form"].dump() + " is not linalg, tessera, bufferized or fused");
+      if (cons.is_null()) bad("a legal certificate needs a consumer");
+      for (const auto& spec : guards::kObligations)
+        if ((spec.required & form) && (!spec.generic_consumer || generic) && !ids.count(spec.id))
+          bad(std::string("obligation set incomplete: a legal ") + j["candidate"]["form"].get<std::string>() +
+              " certificate must carry " + spec.id);
+    }
+    if (out.problems.size() == before) out.checked.push_back("obligation table");
+  }
   // The verdict follows from the obligations.
   std::vector<guards::Obligation> obs;
   for (auto& o : j["obligations"]) obs.push_back(from_json(o));
@@ -219,12 +293,29 @@ CheckOutcome check_certificate(const std::string& cert_text,
       continue;
     }
     std::string ans = run_solver(solver, text, o["fp_exp"].get<bool>(), timeout_ms);
-    if (ans != o["actual"].get<std::string>())
-      bad(id + ": " + solver.name + " answers " + ans + ", the certificate records " + o["actual"].get<std::string>());
+    const std::string rec = o["actual"];
+    if (ans != rec) {
+      // A solver that cannot decide (timeout, unknown, a crash) is not
+      // evidence of tampering: the certificate is unverified with it. A
+      // definite answer that differs from the recorded one is.
+      if (ans == "sat" || ans == "unsat")
+        bad(id + ": " + solver.name + " answers " + ans + ", the certificate records " + rec);
+      else
+        out.undecided.push_back(id + ": " + solver.name + " " +
+                                (ans == "timeout" ? "timed out (timeout, limit " + std::to_string(timeout_ms) + " ms)"
+                                                  : "answered " + ans) +
+                                "; the certificate records " + rec + " — not re-verified with this solver" +
+                                (ans == "timeout" ? " (a longer --timeout-ms or another --solver may decide it)"
+                                                  : " (another --solver may decide it)"));
+    }
     ++n;
   }
   out.checked.push_back(std::to_string(n) + " SMT queries re-run with " + solver.name);
-  if (!ir) return out;
+  if (!ir) {
+    for (auto& o : j["obligations"])
+      if (o["how"] == "structural") ++out.structural_unchecked;
+    return out;
+  }
   // The input and a re-derivation of every obligation.
   const auto& [text, name] = *ir;
   if (support::sha256_hex(text) != j["input"]["sha256"].get<std::string>()) {

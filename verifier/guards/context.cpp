@@ -3,7 +3,10 @@
 #include <mutex>
 #include <unordered_map>
 
+#include <stdexcept>
+
 #include "verifier/guards/guards.h"
+#include "verifier/guards/obligations.h"
 
 namespace fusecert::guards {
 
@@ -18,6 +21,12 @@ const ir::Op* GuardContext::consumer() const {
 
 Obligation& GuardContext::structural(const std::string& id, const std::string& claim, const std::string& actual,
                                      const std::string& evidence, bool decides) {
+  // The table is the contract check-cert enforces: a guard that disagrees
+  // with it is a bug, not a certificate to write. A structural `missing`
+  // placeholder may stand for any obligation (a key the query needs is absent).
+  const ObligationSpec* spec = find_obligation(id);
+  if (!spec || spec->decides != decides || (std::string(spec->how) != "structural" && actual != "missing"))
+    throw std::logic_error("obligation " + id + " (structural) disagrees with verifier/guards/obligations.h");
   Obligation o;
   o.id = id;
   o.proposition = id.substr(0, id.find('.'));
@@ -33,6 +42,9 @@ Obligation& GuardContext::structural(const std::string& id, const std::string& c
 
 Obligation& GuardContext::smt(const std::string& id, const std::string& claim, std::shared_ptr<const std::string> text,
                               const std::string& expected, const std::string& logic, bool decides) {
+  const ObligationSpec* spec = find_obligation(id);
+  if (!spec || spec->decides != decides || std::string(spec->how) != "smt" || expected != spec->expected)
+    throw std::logic_error("obligation " + id + " (smt) disagrees with verifier/guards/obligations.h");
   Obligation o;
   o.id = id;
   o.proposition = id.substr(0, id.find('.'));
@@ -157,6 +169,12 @@ CandidateReport check_candidate(const ir::Module& m, const ir::Candidate& c, uns
       // Prefer an SMT model when one refutes a deciding obligation.
       if (!r.counterexample || (r.counterexample->values.size() == 1 && o.how == "smt")) r.counterexample = cx;
     }
+    // Structural witnesses (e.g. the sample point where a consumer body and
+    // the reference update differ) join the counterexample.
+    for (auto& o : r.obligations)
+      if (o.decides && o.how == "structural" && o.definite() && !o.holds())
+        for (auto& v : o.model)
+          if (r.counterexample) r.counterexample->values.push_back({"sample: " + v.name, v.sort, v.value, v.bits});
   }
   if (r.residency.empty() && r.verdict == "legal") r.residency = "tile";
   return r;

@@ -108,9 +108,14 @@ void guard_single_use(GuardContext& g) {
         g.warning("P1", id, cons.loc,
                   "the op declares optimizer = \"" + rec.declared + "\" but its body is proven to compute " + rec.kind);
     } else if (o.actual == "sat") {
+      // The same obligation set whether sampling or Z3 rejected the body:
+      // P1.consumer_is_optimizer (sat) and P1.single_use (violated).
+      auto& s = g.structural(id, claim, "violated",
+                             "unknown consumer: " + (rec.detail.empty() ? "Z3 refutes that " + rec.claim : rec.detail));
+      for (auto& [name, value] : rec.samples) s.model.push_back({name, "Real", value, ""});
       g.error("P1", "P1.consumer_is_optimizer", cons.loc,
               "unknown consumer: the linalg.generic body is not equal to the reference update (Z3 found inputs where "
-              "they differ)")
+              "they differ" + std::string(rec.samples.empty() ? "" : "; so do the sample points") + ")")
           .notes.push_back(g.producer_note("weight-gradient producer here"));
     } else {
       g.error("P1", "P1.consumer_is_optimizer", cons.loc,

@@ -14,6 +14,12 @@
 namespace fusecert::ir {
 namespace {
 
+std::string exact(double x) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.17g", x);
+  return buf;
+}
+
 struct Ref {
   const char* kind;
   std::vector<std::string> in;    ///< roles of the inputs, gradient included
@@ -211,36 +217,9 @@ Recognition recognize_uncached(const Body& body, int grad_arg, int num_inputs,
       pts.push_back(p);
     }
     DoubleArith da{k};
-    do {
-      std::vector<std::string> roles(num_inputs);
-      roles[grad_arg] = "g";
-      for (size_t i = 0; i < others.size(); ++i) roles[others[i]] = other_roles[perm[i]];
-      // Evaluate body and reference at the sample points.
-      bool ok_all = true;
-      std::vector<int> out_map;  // yield i → reference output index
-      for (auto& p : pts) {
-        auto b = eval_body(da, body, p);
-        std::map<std::string, double> in;
-        for (int i = 0; i < num_inputs; ++i) in[roles[i]] = p[i];
-        auto r = eval_ref(da, ref.kind, in);
-        if (!b) { ok_all = false; break; }
-        if (out_map.empty()) {
-          for (size_t y = 0; y < b->size(); ++y) {
-            int found = -1;
-            for (size_t j = 0; j < r.size(); ++j)
-              if (std::fabs((*b)[y] - r[j]) <= 1e-9 * std::max(1.0, std::fabs(r[j]))) found = static_cast<int>(j);
-            if (found < 0) { ok_all = false; break; }
-            out_map.push_back(found);
-          }
-          if (!ok_all) break;
-        } else {
-          for (size_t y = 0; y < b->size(); ++y)
-            if (std::fabs((*b)[y] - r[out_map[y]]) > 1e-9 * std::max(1.0, std::fabs(r[out_map[y]]))) ok_all = false;
-        }
-        if (!ok_all) break;
-      }
-      if (!ok_all) continue;
-      // Prove over the reals.
+    // Builds and solves the equivalence query for one role assignment
+    // (out_map: yield i -> reference output).
+    auto prove = [&](const std::vector<std::string>& roles, const std::vector<int>& out_map) {
       z3::context ctx;
       smt::RealArith ra(ctx, k);
       std::vector<z3::expr> args;
@@ -263,8 +242,64 @@ Recognition recognize_uncached(const Body& body, int grad_arg, int num_inputs,
       rec.outputs.clear();
       for (int j : out_map) rec.outputs.push_back(ref.out[j]);
       if (rec.result.answer == smt::Answer::Unsat) rec.kind = ref.kind;
+    };
+    std::vector<std::string> first_roles;
+    do {
+      std::vector<std::string> roles(num_inputs);
+      roles[grad_arg] = "g";
+      for (size_t i = 0; i < others.size(); ++i) roles[others[i]] = other_roles[perm[i]];
+      // Evaluate body and reference at the sample points.
+      bool ok_all = true;
+      std::vector<int> out_map;  // yield i → reference output index
+      if (first_roles.empty()) first_roles = roles;
+      for (auto& p : pts) {
+        auto b = eval_body(da, body, p);
+        std::map<std::string, double> in;
+        for (int i = 0; i < num_inputs; ++i) in[roles[i]] = p[i];
+        auto r = eval_ref(da, ref.kind, in);
+        if (!b) { ok_all = false; break; }
+        if (rec.samples.empty() && roles == first_roles) {
+          // The first differing sample, for the counterexample.
+          for (size_t y = 0; y < b->size() && y < r.size(); ++y)
+            if (std::fabs((*b)[y] - r[y]) > 1e-9 * std::max(1.0, std::fabs(r[y]))) {
+              for (int i = 0; i < num_inputs; ++i)
+                rec.samples.push_back({"in" + std::to_string(i) + " (" + roles[i] + ")", exact(p[i])});
+              rec.samples.push_back({"body yield " + std::to_string(y), exact((*b)[y])});
+              rec.samples.push_back({std::string(ref.kind) + " reference " + ref.out[y], exact(r[y])});
+              break;
+            }
+        }
+        if (out_map.empty()) {
+          for (size_t y = 0; y < b->size(); ++y) {
+            int found = -1;
+            for (size_t j = 0; j < r.size(); ++j)
+              if (std::fabs((*b)[y] - r[j]) <= 1e-9 * std::max(1.0, std::fabs(r[j]))) found = static_cast<int>(j);
+            if (found < 0) { ok_all = false; break; }
+            out_map.push_back(found);
+          }
+          if (!ok_all) break;
+        } else {
+          for (size_t y = 0; y < b->size(); ++y)
+            if (std::fabs((*b)[y] - r[out_map[y]]) > 1e-9 * std::max(1.0, std::fabs(r[out_map[y]]))) ok_all = false;
+        }
+        if (!ok_all) break;
+      }
+      if (!ok_all) continue;
+      prove(roles, out_map);
       return rec;  // a numeric match decides which proof to attempt; sat/unknown is reported as such
     } while (std::next_permutation(perm.begin(), perm.end()));
+    // No assignment matches at the sample points: the body is not this
+    // reference. Still discharge the refutation by SMT for the first
+    // assignment (yield i against reference output i), so that every
+    // body-recognition certificate carries P1.consumer_is_optimizer; the
+    // differing sample inputs go to the counterexample.
+    if (!first_roles.empty() && rec.smt2.empty() && body.yields.size() == ref.out.size()) {
+      std::vector<int> ident(ref.out.size());
+      for (size_t i = 0; i < ident.size(); ++i) ident[i] = static_cast<int>(i);
+      prove(first_roles, ident);  // unsat here would mean the sampler was wrong: the proof decides
+      rec.detail = std::string("its body differs from the ") + ref.kind + " reference update at sampled inputs for every assignment of roles";
+      return rec;
+    }
   }
   if (tried.empty())
     rec.detail = "its arity (" + std::to_string(num_inputs) + " inputs, " + std::to_string(body.yields.size()) +

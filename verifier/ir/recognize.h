@@ -25,6 +25,9 @@ struct Recognition {
   smt::CheckResult result;         ///< the solver's answer on smt2
   std::vector<std::string> missing;///< hyper-parameter keys the reference needs but the op lacks
   std::string detail;              ///< why the body matches nothing, in one sentence
+  /// When sampling rejected the body: the first sample point (inputs by
+  /// role) where body and reference differ, with both values (name, value).
+  std::vector<std::pair<std::string, std::string>> samples;
 };
 
 /// `attr` looks an attribute up on the consumer. `grad_arg` is the block

@@ -1,0 +1,60 @@
+// The fixed obligation table: for every obligation id, how it is discharged,
+// the answer that means "holds", whether it decides the verdict, and in which
+// candidate forms a legal certificate must carry it. The one copy of this
+// data: the guards (GuardContext::structural / smt refuse an obligation that
+// disagrees with it), check-cert (a certificate is checked against it without
+// the IR) and docs/certificates.md ("The obligations", compared with this
+// table by a unit test in tests/ir) all read it.
+#pragma once
+#include <string>
+
+namespace fusecert::guards {
+
+/// Candidate forms, as bits (ir::Form order).
+inline constexpr unsigned kLinalg = 1, kTessera = 2, kBufferized = 4, kFused = 8;
+inline constexpr unsigned kAllForms = kLinalg | kTessera | kBufferized | kFused;
+
+struct ObligationSpec {
+  const char* id;        ///< exact id, or a prefix when `prefix` (P9.spread.d<r>)
+  bool prefix;
+  const char* how;       ///< "structural" | "smt"
+  const char* expected;  ///< "holds" (structural) or the solver answer that means the claim holds
+  bool decides;          ///< false: informational, never changes the verdict
+  unsigned required;     ///< forms whose legal certificates must carry it
+  bool generic_consumer; ///< required only when the consumer is a linalg.generic (recognised by proof)
+};
+
+/// Guard order (the order certify writes them in).
+inline constexpr ObligationSpec kObligations[] = {
+    {"P1.consumer_is_optimizer", false, "smt", "unsat", true, kLinalg | kBufferized, true},
+    {"P1.single_use", false, "structural", "holds", true, kAllForms, false},
+    {"P1.k_whole", false, "structural", "holds", true, kAllForms, false},
+    {"P1.k_order", false, "smt", "unsat", true, kAllForms, false},
+    {"P2.clip_scope", false, "structural", "holds", true, kAllForms, false},
+    {"P2.recoverable", false, "smt", "unsat", true, 0, false},
+    {"P5.routing", false, "structural", "holds", true, kAllForms, false},
+    {"P5.decay_pass", false, "smt", "unsat", true, 0, false},
+    {"P9.locality", false, "smt", "unsat", true, kAllForms, false},
+    {"P9.spread.d", true, "smt", "sat", false, 0, false},
+    {"P6.accumulator", false, "structural", "holds", true, kAllForms, false},
+    {"P6.state_dtype", false, "structural", "holds", true, 0, false},
+    {"P6.gain_bound", false, "smt", "unsat", false, 0, false},
+    {"P7.inplace_order", false, "structural", "holds", true, kAllForms, false},
+    {"P8.residency", false, "structural", "holds", true, kFused, false},
+};
+
+/// The table entry of `id`, or nullptr for an id fusecert never writes.
+inline const ObligationSpec* find_obligation(const std::string& id) {
+  for (const auto& s : kObligations) {
+    if (s.prefix ? (id.rfind(s.id, 0) == 0 && id.size() > std::string(s.id).size()) : id == s.id) return &s;
+  }
+  return nullptr;
+}
+
+/// The form bit of a certificate's `candidate.form` string (0 if unknown).
+inline unsigned form_bit(const std::string& form) {
+  return form == "linalg" ? kLinalg : form == "tessera" ? kTessera : form == "bufferized" ? kBufferized
+                                                                                          : form == "fused" ? kFused : 0;
+}
+
+}  // namespace fusecert::guards
