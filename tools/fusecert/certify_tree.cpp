@@ -223,7 +223,7 @@ std::shared_ptr<TreeOptions> add_certify_tree_options(CLI::App* certify) {
   certify->add_flag("-r,--recursive", t->recursive, "descend into folders (all *.mlir below them)");
   certify->add_option("--shard", t->shard, "certify only shard K of N (by path hash), e.g. --shard 2/4");
   certify->add_option("--merge", t->merge, "merge the --out folders of shard runs into --out")->expected(1, -1);
-  certify->add_flag("--timestamp", t->timestamp, "add generated_at (UTC) to index.json (off: byte-reproducible)");
+  certify->add_flag("--timestamp", t->timestamp, "add generated_at (UTC) to DIR/index.json (off: byte-reproducible); index.json is written only by tree runs (a folder or glob input, -r, --shard, --merge or --timestamp itself) with --out DIR");
   return t;
 }
 

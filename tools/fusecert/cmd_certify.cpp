@@ -26,7 +26,7 @@ void add_certify_command(CLI::App& app, int& exit_code) {
       "certify", "Check every wgrad producer -> optimizer fusion candidate of .mlir files and write legality "
                  "certificates (no FILE: the embedded two-layer MLP training step)");
   cmd->add_option("files", o->files, ".mlir inputs (MLIR 19: func/arith/math/tensor/memref/linalg, generic-form tessera.*)");
-  cmd->add_option("--out", o->out, "folder for the certificates (one JSON file per candidate)");
+  cmd->add_option("--out", o->out, "folder for the certificates (one JSON file per candidate; plain FILE inputs write no index.json, tree runs add DIR/index.json)");
   cmd->add_option("--format", o->format, "diagnostics format")->check(CLI::IsMember({"text", "json", "sarif"}));
   cmd->add_option("--timeout-ms", o->timeout_ms, "per SMT query; 0 = no limit (default 20000)");
   auto tree = add_certify_tree_options(cmd);  // folders, globs, --shard, --merge: certify_tree.cpp
