@@ -12,6 +12,9 @@
 //    the matmul above feeding the AdamW above; an `epilogue = @fn` attribute
 //    names a scalar func.func (W, g, m, v) -> (W1, m1, v1) that replaces the
 //    AdamW reference (the epilogue as the compiler generated it).
+#include <set>
+#include <string>
+
 #include "verifier/model/hyper.h"
 #include "verifier/model/optimizer.h"
 #include "verifier/tv/side.h"
@@ -26,6 +29,41 @@ Fmt policy_fmt(const SideTranslator& t, const ir::Op& op, const ir::Attr& policy
   Fmt f;
   if (!parse_fmt(a->text, f)) t.fail(op.loc, op.name + ": numeric_policy." + key + " = \"" + a->text + "\" is not modelled (f32, bf16)");
   return f;
+}
+
+// The attribute keys each op's declared semantics reads. Any other key fails
+// closed: an unknown or misspelt key (`splitK = 2`, `split_k` nested inside
+// numeric_policy) may change what the op computes, and validating as if it
+// were absent could certify a split-K rewrite as equivalent. `routing` and
+// `state_locality` are certify's guard keys (P5, P9): accepted here, since they
+// do not change the per-element value.
+const std::set<std::string> kMatmulKeys = {"transposeA", "tessera.full_k", "numeric_policy", "split_k"};
+const std::set<std::string> kPolicyKeys = {"accum", "storage"};
+const std::set<std::string> kAdamwKeys = {"lr", "beta1", "beta2", "eps", "weight_decay", "step", "state_dtype",
+                                          "grad_clip_scope", "grad_clip_scale", "routing", "state_locality"};
+
+std::string joined(const std::set<std::string>& keys) {
+  std::string out;
+  for (const auto& k : keys) out += (out.empty() ? "" : ", ") + k;
+  return out;
+}
+
+/// Fails on any attribute of `op` outside `a` ∪ `b`, and on any numeric_policy
+/// entry outside accum/storage.
+void known_keys(const SideTranslator& t, const ir::Op& op, const std::set<std::string>& a,
+                const std::set<std::string>& b = {}) {
+  std::set<std::string> all = a;
+  all.insert(b.begin(), b.end());
+  for (const auto& [k, v] : op.attrs) {
+    if (!all.count(k))
+      t.fail(op.loc, op.name + ": attribute '" + k + "' is not a key whose semantics fusecert models (known: " +
+                         joined(all) + "); an unknown key may change what the op computes, so it is not ignored");
+    if (k == "numeric_policy")
+      for (const auto& e : v.items)
+        if (!kPolicyKeys.count(e.first))
+          t.fail(op.loc, op.name + ": numeric_policy." + e.first + " is not a key fusecert models (known: " +
+                             joined(kPolicyKeys) + ")");
+  }
 }
 
 bool flag(const ir::Op& op, const std::string& key) {
@@ -77,6 +115,7 @@ std::vector<int> SideTranslator::adamw_reference(const ir::Op& op, int W, int g,
 
 std::vector<int> SideTranslator::tessera_matmul(const ir::Op& op) {
   if (op.operands.size() != 2 || op.results.size() != 1) fail(op.loc, "tessera.matmul takes (A, B) and returns one tensor");
+  known_keys(*this, op, kMatmulKeys);
   int g = tessera_gradient(*this, op, op.operands[0], op.operands[1]);
   return {p_.convert(g, fmt_of(m_.values.at(static_cast<size_t>(op.results[0])).type, op.loc))};
 }
@@ -93,6 +132,7 @@ std::vector<int> to_result_types(SideTranslator& t, const ir::Op& op, std::vecto
 
 std::vector<int> SideTranslator::tessera_adamw(const ir::Op& op) {
   if (op.operands.size() != 4) fail(op.loc, "tessera.adamw takes (W, g, m, v)");
+  known_keys(*this, op, kAdamwKeys);
   std::vector<int> in;
   for (int v : op.operands) in.push_back(element(v));
   return to_result_types(*this, op, adamw_reference(op, in[0], in[1], in[2], in[3]));
@@ -100,6 +140,9 @@ std::vector<int> SideTranslator::tessera_adamw(const ir::Op& op) {
 
 std::vector<int> SideTranslator::tessera_wgrad_adamw(const ir::Op& op) {
   if (op.operands.size() != 5) fail(op.loc, "tessera.training.wgrad_adamw takes (X, dY, W, m, v)");
+  std::set<std::string> fused = kAdamwKeys;
+  fused.insert("epilogue");
+  known_keys(*this, op, kMatmulKeys, fused);
   int g = tessera_gradient(*this, op, op.operands[0], op.operands[1]);
   int W = element(op.operands[2]), m = element(op.operands[3]), v = element(op.operands[4]);
   if (const ir::Attr* epi = op.attr("epilogue")) {
