@@ -262,15 +262,17 @@ CheckOutcome check_certificate(const std::string& cert_text,
             ", the obligation table says " + (spec->decides ? "true" : "false"));
     }
     if (j["verdict"] == "legal") {
-      const unsigned form = guards::form_bit(j["candidate"]["form"].get<std::string>());
       const json& cons = j["candidate"]["consumer"];
+      const bool tv = cons.is_object() && cons.value("recognized_as", std::string()) == "translation-validation";
+      const unsigned form = tv ? guards::kTv : guards::form_bit(j["candidate"]["form"].get<std::string>());
       const bool generic = cons.is_object() && cons.value("op", std::string()) == "linalg.generic";
       if (!form) bad("candidate.form " + j["candidate"]["form"].dump() + " is not linalg, tessera, bufferized or fused");
       if (cons.is_null()) bad("a legal certificate needs a consumer");
       for (const auto& spec : guards::kObligations)
-        if ((spec.required & form) && (!spec.generic_consumer || generic) && !ids.count(spec.id))
-          bad(std::string("obligation set incomplete: a legal ") + j["candidate"]["form"].get<std::string>() +
-              " certificate must carry " + spec.id);
+        if ((spec.required & form) && (!spec.generic_consumer || generic) && !ids.count(guards::required_id(spec)))
+          bad(std::string("obligation set incomplete: a legal ") +
+              (tv ? std::string("translation-validation") : j["candidate"]["form"].get<std::string>()) +
+              " certificate must carry " + guards::required_id(spec));
     }
     if (out.problems.size() == before) out.checked.push_back("obligation table");
   }

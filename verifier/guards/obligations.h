@@ -13,6 +13,10 @@ namespace fusecert::guards {
 /// Candidate forms, as bits (ir::Form order).
 inline constexpr unsigned kLinalg = 1, kTessera = 2, kBufferized = 4, kFused = 8;
 inline constexpr unsigned kAllForms = kLinalg | kTessera | kBufferized | kFused;
+/// A `fusecert validate` certificate (form fused, consumer recognised as
+/// "translation-validation"): it carries the per-result equivalence queries
+/// instead of the guards' obligations.
+inline constexpr unsigned kTv = 16;
 
 struct ObligationSpec {
   const char* id;        ///< exact id, or a prefix when `prefix` (P9.spread.d<r>)
@@ -41,6 +45,7 @@ inline constexpr ObligationSpec kObligations[] = {
     {"P6.gain_bound", false, "smt", "unsat", false, 0, false},
     {"P7.inplace_order", false, "structural", "holds", true, kAllForms, false},
     {"P8.residency", false, "structural", "holds", true, kFused, false},
+    {"TV.result", true, "smt", "unsat", true, kTv, false},
 };
 
 /// The table entry of `id`, or nullptr for an id fusecert never writes.
@@ -50,6 +55,10 @@ inline const ObligationSpec* find_obligation(const std::string& id) {
   }
   return nullptr;
 }
+
+/// The id a legal certificate must carry for `spec` (a prefix entry: its
+/// first instance, e.g. TV.result0).
+inline std::string required_id(const ObligationSpec& spec) { return spec.prefix ? std::string(spec.id) + "0" : spec.id; }
 
 /// The form bit of a certificate's `candidate.form` string (0 if unknown).
 inline unsigned form_bit(const std::string& form) {
