@@ -118,6 +118,9 @@ Reply Session::cmd_prove(const Args& a) {
   std::map<std::string, verifier::Param> overrides;
   for (size_t i = 1; i < a.size(); ++i) {
     auto [name, prm] = verifier::parse_param_assignment(a[i]);
+    if (overrides.count(name))
+      throw std::invalid_argument("parameter '" + name + "' is given twice (" + overrides[name].text + " and " +
+                                  prm.text + ")");
     overrides[name] = prm;
   }
   PropositionResult r = run_prove(s.id, overrides);

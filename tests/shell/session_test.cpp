@@ -76,6 +76,12 @@ TEST(Execute, BadArgumentsFailClosed) {
   EXPECT_EQ(bad.status, shell::kError);
   EXPECT_NE(bad.text.find("'gamma' is not a parameter of P2"), std::string::npos) << bad.text;
   EXPECT_EQ(s.execute("prove P2 beta1=abc").status, shell::kError);
+  auto twice = s.execute("prove P2 beta1=0 beta1=0.5");  // the second value used to win silently
+  EXPECT_EQ(twice.status, shell::kError);
+  EXPECT_NE(twice.text.find("'beta1' is given twice"), std::string::npos) << twice.text;
+  auto range = s.execute("prove P2 c=2");  // c = min(1, τ/‖g‖) ∈ (0, 1]
+  EXPECT_EQ(range.status, shell::kError);
+  EXPECT_NE(range.text.find("'c' must be in (0, 1]"), std::string::npos) << range.text;
   EXPECT_EQ(s.execute("set timeout -5").status, shell::kError);
   EXPECT_EQ(s.execute("why 1").status, shell::kError);
   EXPECT_EQ(s.execute("smt P2.no_such_obligation").status, shell::kError);

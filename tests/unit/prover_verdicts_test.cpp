@@ -77,3 +77,44 @@ TEST(FailClosed, TinyTimeoutIsInconclusiveNeverHolds) {
   for (const auto& o : r.obligations) timed_out |= o.result == smt::Answer::Timeout || o.result == smt::Answer::Unknown;
   EXPECT_TRUE(timed_out);
 }
+
+// Parameters outside their meaning are refused, not proved about (found by a
+// new-user test: `prove P2 c=2` reported "what changes: nothing";
+// `prove P1 splits=4` with K = 4 ran a split-K "refutation" that is the
+// sequential order again).
+TEST(Parameters, OutsideTheirMeaningAreRefused) {
+  auto with = [](const char* id, std::map<std::string, double> kv) {
+    verifier::ProveOptions opt;
+    opt.witnesses = false;
+    for (auto& [k, v] : kv) opt.overrides[k] = verifier::Param{v, std::to_string(v)};
+    return test::prove_one(id, opt);
+  };
+  EXPECT_THROW(with("P2", {{"c", 2}}), std::invalid_argument);
+  EXPECT_THROW(with("P2", {{"c", 0}}), std::invalid_argument);
+  EXPECT_THROW(with("P2", {{"c", -1}}), std::invalid_argument);
+  EXPECT_THROW(with("P2", {{"beta1", 1}}), std::invalid_argument);
+  EXPECT_THROW(with("P1", {{"K", 4}, {"splits", 4}}), std::invalid_argument);
+  EXPECT_THROW(with("P1", {{"K", 3}, {"splits", 5}}), std::invalid_argument);
+  EXPECT_THROW(with("P1", {{"K", 3}, {"splits", 2}}), std::invalid_argument);
+  try {
+    with("P1", {{"K", 1}});
+    ADD_FAILURE() << "K = 1 accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("[2, 64]"), std::string::npos) << e.what();
+  }
+  // The boundaries that keep their meaning still prove.
+  EXPECT_EQ(with("P2", {{"c", 1}}).verdict, Verdict::Holds);
+  EXPECT_EQ(with("P1", {{"K", 5}, {"splits", 2}}).verdict, Verdict::Holds);
+}
+
+// A replayed counterexample shows its two sides with every digit: the P2a
+// update differs from the exact one past the sixth significant digit.
+TEST(Counterexamples, ReplayValuesAreDistinctWhenTheyDiffer) {
+  verifier::ProveOptions opt;
+  opt.witnesses = false;
+  auto r = test::prove_one("P2a", opt);
+  ASSERT_TRUE(r.counterexample);
+  std::map<std::string, std::string> rep(r.counterexample->replay.begin(), r.counterexample->replay.end());
+  ASSERT_TRUE(rep.count("W_exact") && rep.count("W_clip_update"));
+  EXPECT_NE(rep["W_exact"], rep["W_clip_update"]);
+}

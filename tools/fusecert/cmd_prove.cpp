@@ -37,6 +37,9 @@ int run_prove(const ProveArgs& a) {
   for (const auto& p : a.params) {
     try {
       auto [name, prm] = parse_param_assignment(p);
+      if (opt.overrides.count(name))
+        throw std::invalid_argument("parameter '" + name + "' is given twice (" + opt.overrides[name].text + " and " +
+                                    prm.text + ")");
       opt.overrides[name] = prm;
     } catch (const std::invalid_argument& e) {
       std::cerr << "fusecert prove: error: " << e.what() << "\n";

@@ -1,5 +1,6 @@
 #include "verifier/props/common.h"
 
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -21,17 +22,33 @@ long iparam(const std::map<std::string, Param>& ps, const std::string& name, lon
   return static_cast<long>(v);
 }
 
+double rparam(const std::map<std::string, Param>& ps, const std::string& name, double lo, bool lo_closed, double hi,
+              bool hi_closed) {
+  double v = param(ps, name);
+  bool ok = (lo_closed ? v >= lo : v > lo) && (hi_closed ? v <= hi : v < hi);
+  if (!ok) {
+    auto bound = [](double b) { return std::isinf(b) ? std::string(b > 0 ? "inf" : "-inf") : fmt(b); };
+    throw std::invalid_argument("parameter '" + name + "' must be in " + (lo_closed ? "[" : "(") + bound(lo) + ", " +
+                                bound(hi) + (hi_closed ? "]" : ")") + ", got " + fmt(v));
+  }
+  return v;
+}
+
 model::Hyper hyper_from(const std::map<std::string, Param>& ps) {
   model::Hyper h;
-  auto get = [&](const char* n, double& dst) {
-    if (auto it = ps.find(n); it != ps.end()) dst = it->second.value;
+  const double inf = HUGE_VAL;
+  // The ranges of the optimizer's meaning (AdamW: 0 <= beta < 1, eps >= 0,
+  // lam >= 0, lr >= 0; momentum 0 <= mu < 1): outside them the proof would
+  // be about an update no optimizer performs.
+  auto get = [&](const char* n, double& dst, double lo, double hi, bool hi_closed) {
+    if (ps.count(n)) dst = rparam(ps, n, lo, true, hi, hi_closed);
   };
-  get("beta1", h.beta1);
-  get("beta2", h.beta2);
-  get("eps", h.eps);
-  get("lam", h.lam);
-  get("lr", h.lr);
-  get("mu", h.mu);
+  get("beta1", h.beta1, 0, 1, false);
+  get("beta2", h.beta2, 0, 1, false);
+  get("eps", h.eps, 0, inf, false);
+  get("lam", h.lam, 0, inf, false);
+  get("lr", h.lr, 0, inf, false);
+  get("mu", h.mu, 0, 1, false);
   if (ps.count("step")) h.step = static_cast<int>(iparam(ps, "step", 1, 1000000));
   return h;
 }
@@ -120,6 +137,12 @@ std::string fmt(double x) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.6g", x);
   return buf;
+}
+
+std::string fmt_exact(double x) {
+  char buf[64];
+  auto r = std::to_chars(buf, buf + sizeof buf, x);
+  return std::string(buf, r.ptr);
 }
 
 }  // namespace fusecert::verifier::props

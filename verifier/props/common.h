@@ -19,6 +19,12 @@ namespace fusecert::verifier::props {
 double param(const std::map<std::string, Param>& ps, const std::string& name);
 /// Integer parameter; throws if not a whole number within [lo, hi].
 long iparam(const std::map<std::string, Param>& ps, const std::string& name, long lo, long hi);
+/// The real parameter `name`, checked to lie in the interval from `lo` to `hi`
+/// (closed or open at each end as `lo_closed` / `hi_closed` say); throws
+/// std::invalid_argument naming the interval otherwise (a value outside a
+/// parameter's meaning, e.g. a clip scale c = 2, proves nothing about clipping).
+double rparam(const std::map<std::string, Param>& ps, const std::string& name, double lo, bool lo_closed, double hi,
+              bool hi_closed);
 
 /// Optimizer hyper-parameters from the parameters beta1, beta2, eps, lam, lr,
 /// mu, step (each only if declared; defaults otherwise).
@@ -50,6 +56,9 @@ void set_witness(PropositionResult& out, const PropositionSpec& spec, const std:
                  const std::map<std::string, double>& values, bool params_overridden);
 
 /// "%.6g".
+/// Shortest decimal that reads back as the same double (std::to_chars): for
+/// counterexample replays, whose two values may differ only past 6 digits.
+std::string fmt_exact(double x);
 std::string fmt(double x);
 
 }  // namespace fusecert::verifier::props

@@ -15,6 +15,8 @@
 //  P1.splitk.bf16      (sat)   the same in bf16 = (_ FloatingPoint 8 8).
 //  P1.tied.reals       (sat)   stepping each tied path in turn ≠ one step on g1+g2.
 #include <cmath>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "verifier/model/optimizer.h"
@@ -50,7 +52,7 @@ z3::expr element_grad(smt::FpArith& fp, const z3::func_decl& dY, const z3::func_
 void tiling_obligation(const std::map<std::string, Param>& params, const ProveOptions& opt, PropositionResult& out) {
   z3::context ctx;
   smt::FpArith fp(ctx, 8, 24, {});
-  const int K = static_cast<int>(iparam(params, "K", 1, 64));
+  const int K = static_cast<int>(iparam(params, "K", 2, 64));
   z3::sort I = ctx.int_sort();
   z3::func_decl dY = ctx.function("dY", I, I, fp.sort());
   z3::func_decl X = ctx.function("X", I, I, fp.sort());
@@ -98,7 +100,7 @@ void epilogue_obligation(const std::map<std::string, Param>& params, const Prove
   z3::context ctx;
   auto h = hyper_from(params);
   smt::FpArith fp(ctx, 8, 24, h.constants());
-  const int K = static_cast<int>(iparam(params, "K", 1, 64));
+  const int K = static_cast<int>(iparam(params, "K", 2, 64));
   z3::sort I = ctx.int_sort();
   z3::func_decl dY = ctx.function("dY", I, I, fp.sort()), X = ctx.function("X", I, I, fp.sort());
   z3::func_decl W0 = ctx.function("W0", I, I, fp.sort()), m0 = ctx.function("m0", I, I, fp.sort()),
@@ -128,7 +130,17 @@ void splitk_obligation(unsigned eb, unsigned sb, const std::string& fmt_name, co
   z3::context ctx;
   smt::FpArith fp(ctx, eb, sb, {});
   const int K = static_cast<int>(iparam(params, "K", 2, 64));
+  // model::dot_split_k sums contiguous chunks of ceil(K/splits) products. When
+  // every chunk after the first holds one product (splits = K, or K = 3 with
+  // 2 splits), adding the partials left to right is the sequential order
+  // again, and the "split-K" query would compare an order with itself.
   const int splits = static_cast<int>(iparam(params, "splits", 2, 64));
+  const int chunk = (K + splits - 1) / splits;
+  if (chunk < 2 || K - chunk < 2)
+    throw std::invalid_argument("parameters K = " + std::to_string(K) + ", splits = " + std::to_string(splits) +
+                                " give chunks of " + std::to_string(chunk) +
+                                " product(s) whose left-to-right sum is the sequential order: split-K needs "
+                                "ceil(K/splits) >= 2 and K - ceil(K/splits) >= 2 (e.g. splits = 2 with K >= 4)");
   std::vector<z3::expr> prod, one;
   smt::Query q(ctx);
   for (int k = 0; k < K; ++k) {
@@ -180,7 +192,7 @@ void tied_obligation(const std::map<std::string, Param>& params, const ProveOpti
     auto o = model::adamw_step(d, {Wd, md, vd}, a + b);
     auto s = model::adamw_step(d, model::adamw_step(d, {Wd, md, vd}, a), b);
     Counterexample cx = counterexample_from(ob, "two consecutive steps on g1, g2 differ from one step on g1+g2");
-    cx.replay = {{"m_one_step", fmt(o.m)}, {"m_two_steps", fmt(s.m)}, {"W_one_step", fmt(o.W)}, {"W_two_steps", fmt(s.W)}};
+    cx.replay = {{"m_one_step", fmt_exact(o.m)}, {"m_two_steps", fmt_exact(s.m)}, {"W_one_step", fmt_exact(o.W)}, {"W_two_steps", fmt_exact(s.W)}};
     cx.replay_confirms = o.m != s.m || o.W != s.W || o.v != s.v;
     out.counterexample = cx;
   }

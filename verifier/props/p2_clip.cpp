@@ -21,7 +21,7 @@ using smt::Answer;
 FUSECERT_ENCODER(encode_P2) {
   (void)spec;
   auto h = hyper_from(params);
-  const double c = param(params, "c");
+  const double c = rparam(params, "c", 0, false, 1, true);  // c = min(1, τ/‖g‖) ∈ (0, 1]
   auto k = h.constants();
   if (opt.mutations.count("P2.swap_beta")) std::swap(k["beta1"], k["beta2"]);  // mutation: β₁ ↔ β₂ in the identity
   const Param& cp = params.at("c");
@@ -93,7 +93,7 @@ FUSECERT_ENCODER(encode_P2) {
     Counterexample cx = counterexample_from(
         *sat_ob, "the epilogue's O(1) data (" + w + "_t(1), c, ||g||) is equal for both states, " + w +
                      "_t(c) differs: exact clipping needs the whole previous " + w + " tensor");
-    cx.replay = {{w + "_t(1)", fmt(step(s1, g1))}, {w + "_t(1)_alt", fmt(step(s2, g2))},
+    cx.replay = {{w + "_t(1)", fmt_exact(step(s1, g1))}, {w + "_t(1)_alt", fmt_exact(step(s2, g2))},
                  {w + "_t(c)", fmt(step(s1, c * g1))}, {w + "_t(c)_alt", fmt(step(s2, c * g2))}};
     double tol = 1e-9 * (1 + std::fabs(step(s1, g1)));
     cx.replay_confirms = std::fabs(step(s1, g1) - step(s2, g2)) <= tol && std::fabs(step(s1, c * g1) - step(s2, c * g2)) > tol;

@@ -64,8 +64,8 @@ FUSECERT_ENCODER(encode_P2a) {
       auto ex = model::adamw_step(d, {Wd, md, vd}, cd * gd);
       auto no = model::adamw_step(d, {Wd, md, vd}, gd);
       Counterexample cx = counterexample_from(ob, "clip-the-update keeps the unclipped state and only scales the step");
-      cx.replay = {{"W_exact", fmt(ex.W)}, {"W_clip_update", fmt(Wd + cd * (no.W - Wd))},
-                   {"v_exact", fmt(ex.v)}, {"v_clip_update", fmt(no.v)}};
+      cx.replay = {{"W_exact", fmt_exact(ex.W)}, {"W_clip_update", fmt_exact(Wd + cd * (no.W - Wd))},
+                   {"v_exact", fmt_exact(ex.v)}, {"v_clip_update", fmt_exact(no.v)}};
       cx.replay_confirms = ex.W != Wd + cd * (no.W - Wd);
       out.counterexample = cx;
     }

@@ -102,7 +102,7 @@ FUSECERT_ENCODER(encode_P3) {
         ss += g * g;
       }
       Counterexample cx = counterexample_from(ob, "(sum G_r)^2 != sum G_r^2");
-      cx.replay = {{"(sum G_r)^2", fmt(s * s)}, {"sum G_r^2", fmt(ss)}};
+      cx.replay = {{"(sum G_r)^2", fmt_exact(s * s)}, {"sum G_r^2", fmt_exact(ss)}};
       cx.replay_confirms = s * s != ss;
       out.counterexample = cx;
     }

@@ -56,8 +56,8 @@ FUSECERT_ENCODER(encode_P4) {
         ss += g * g;
       }
       Counterexample cx = counterexample_from(ob, "v accumulated per micro-batch != v stepped on the summed gradient");
-      cx.replay = {{"v_accumulated", fmt(h.beta2 * vv + (1 - h.beta2) * ss)},
-                   {"v_one_step", fmt(h.beta2 * vv + (1 - h.beta2) * s * s)}};
+      cx.replay = {{"v_accumulated", fmt_exact(h.beta2 * vv + (1 - h.beta2) * ss)},
+                   {"v_one_step", fmt_exact(h.beta2 * vv + (1 - h.beta2) * s * s)}};
       cx.replay_confirms = ss != s * s;
       out.counterexample = cx;
     }

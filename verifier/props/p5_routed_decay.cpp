@@ -79,7 +79,7 @@ FUSECERT_ENCODER(encode_P5) {
         seq += r ? "R" : "-";
       }
       Counterexample cx = counterexample_from(ob, "routing " + seq + ": beta-folded m skips the decay on unrouted steps");
-      cx.replay = {{"m_folded", fmt(mf)}, {"m_correct", fmt(mc)}};
+      cx.replay = {{"m_folded", fmt_exact(mf)}, {"m_correct", fmt_exact(mc)}};
       cx.replay_confirms = mf != mc;
       out.counterexample = cx;
     }
