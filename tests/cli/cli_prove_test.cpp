@@ -4,6 +4,8 @@
 
 #include <array>
 #include <cstdio>
+#include <cstdlib>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -98,4 +100,35 @@ TEST(CliProve, SmtDumpWritesEveryObligation) {
   std::system(("rm -rf " + d).c_str());
   ASSERT_EQ(run("prove P4 --no-witness --smt-dump " + d).rc, 0);
   EXPECT_EQ(std::system(("test -s " + d + "/P4.momentum.reals.smt2 && test -s " + d + "/P4.adamw_v.reals.smt2").c_str()), 0);
+}
+
+// `prove --certify` output is re-checked by check-cert (a new-user test found
+// check-cert rejected it as a malformed legality certificate): valid as
+// written, with z3 and cvc5; invalid once an answer or the verdict is forged.
+TEST(CliProve, CheckCertRechecksPropositionCertificates) {
+  const std::string d = "/tmp/fusecert_cli_cert_recheck";
+  std::system(("rm -rf " + d).c_str());
+  ASSERT_EQ(run("prove P2 P6 --no-witness --certify " + d).rc, 0);
+  auto ok = run("check-cert " + d + "/P2.cert.json " + d + "/P6.cert.json");
+  EXPECT_EQ(ok.rc, 0) << ok.out;
+  EXPECT_NE(ok.out.find("P2.cert.json: valid"), std::string::npos) << ok.out;
+  EXPECT_EQ(run("check-cert " + d + "/P2.cert.json --solver cvc5").rc, 0);
+  // Forge: flip the first obligation's recorded answer; then mark one
+  // obligation timed out while the verdict stays definite.
+  auto forge = [&](const std::string& out, auto edit) {
+    std::ifstream in(d + "/P2.cert.json");
+    nlohmann::json j = nlohmann::json::parse(in);
+    edit(j);
+    std::ofstream(d + "/" + out) << j.dump(2);
+  };
+  forge("flip.json", [](nlohmann::json& j) {
+    auto& r = j["obligations"][0]["result"];
+    r = r == "sat" ? "unsat" : "sat";
+  });
+  forge("undecided.json", [](nlohmann::json& j) { j["obligations"][0]["result"] = "timeout"; });
+  auto flip = run("check-cert " + d + "/flip.json");
+  EXPECT_EQ(flip.rc, 1) << flip.out;
+  EXPECT_NE(flip.out.find("invalid"), std::string::npos) << flip.out;
+  auto und = run("check-cert " + d + "/undecided.json");
+  EXPECT_EQ(und.rc, 1) << und.out;
 }

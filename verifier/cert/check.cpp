@@ -11,6 +11,7 @@
 
 #include "support/sha256.h"
 #include "verifier/cert/certify.h"
+#include "verifier/cert/check_proposition.h"
 #include "verifier/guards/obligations.h"
 
 namespace fusecert::cert {
@@ -225,6 +226,11 @@ CheckOutcome check_certificate(const std::string& cert_text,
   } catch (const std::exception& e) {
     bad(std::string("not valid JSON (truncated or corrupted?): ") + e.what());
     return out;
+  }
+  if (is_proposition_certificate(j)) {
+    if (ir) bad("a proposition certificate (fusecert prove --certify) has no IR input: drop --ir");
+    if (!out.valid) return out;
+    return check_proposition_certificate(j, solver, timeout_ms);
   }
   for (auto& p : validate(j)) bad("schema: " + p);
   if (!out.valid) return out;
