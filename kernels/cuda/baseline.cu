@@ -24,9 +24,15 @@ bool cuda_device_available(std::string* why) {
   int count = 0;
   const cudaError_t e = cudaGetDeviceCount(&count);
   if (e != cudaSuccess || count == 0) {
-    if (why)
-      *why = e != cudaSuccess ? std::string("no CUDA device: ") + cudaGetErrorString(e)
-                              : std::string("no CUDA device: cudaGetDeviceCount returned 0");
+    if (why) {
+      int runtime = 0;
+      cudaRuntimeGetVersion(&runtime);
+      *why = "no usable CUDA device or driver was found (needs a GPU and a driver for CUDA " +
+             std::to_string(runtime / 1000) + "." + std::to_string(runtime % 1000 / 10) +
+             " or newer; cudaGetDeviceCount: " +
+             (e != cudaSuccess ? std::string(cudaGetErrorString(e)) : std::string("0 devices")) +
+             ")";
+    }
     return false;
   }
   return true;

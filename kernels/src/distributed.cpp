@@ -422,9 +422,14 @@ void run_rank(int rank, const DistOptions& o, SharedBlock* sh) {
   int rc = 2;
   try {
     int ndev = 0;
-    if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev < o.ranks)
-      throw std::runtime_error("need " + std::to_string(o.ranks) + " CUDA devices, found " +
-                               std::to_string(ndev));
+    const cudaError_t e = cudaGetDeviceCount(&ndev);
+    if (e != cudaSuccess || ndev < o.ranks)
+      throw std::runtime_error(
+          "need " + std::to_string(o.ranks) + (o.ranks == 1 ? " CUDA device" : " CUDA devices") +
+          ", found " + std::to_string(e == cudaSuccess ? ndev : 0) +
+          (e == cudaSuccess ? std::string()
+                            : std::string(" (no usable CUDA device or driver: ") +
+                                  cudaGetErrorString(e) + ")"));
     FK_CHECK(cudaSetDevice(rank));
     if (rank == 0) {
       ncclUniqueId id;

@@ -10,6 +10,7 @@
 
 #include "cuda_util.h"
 #include "fusecert/kernels/cuda_api.h"
+#include "fusecert/kernels/device_info.h"
 #include "fusecert/kernels/host_reference.h"
 
 namespace fusecert::kernels {
@@ -95,21 +96,9 @@ std::string device_info_json() {
   FK_CHECK(cudaDriverGetVersion(&driver));
   FK_CHECK(cudaRuntimeGetVersion(&runtime));
   // The kernel module's version string (e.g. "580.159.04"), when readable.
-  std::string driver_version = "unknown";
-  if (std::FILE* f = std::fopen("/proc/driver/nvidia/version", "r")) {
-    char buf[256] = {0};
-    if (std::fgets(buf, sizeof buf, f)) {
-      // "NVRM version: NVIDIA UNIX [Open ]Kernel Module for x86_64  580.159.04  ...":
-      // the first token that starts with a digit and holds a dot.
-      std::istringstream words{std::string(buf)};
-      for (std::string w; words >> w;)
-        if (!w.empty() && w[0] >= '0' && w[0] <= '9' && w.find('.') != std::string::npos) {
-          driver_version = w;
-          break;
-        }
-    }
-    std::fclose(f);
-  }
+  // Bench files recorded before 2026-11-30 08:26 UTC (bench-step1..4.json)
+  // hold "driver": "for" from an earlier parse of this line; see kernels.md.
+  const std::string driver_version = read_nvidia_driver_version();
   return "{\"name\": " + jstr(prop.name) + ", \"driver\": " + jstr(driver_version) + ", \"cc\": \"" + std::to_string(prop.major) + "." +
          std::to_string(prop.minor) + "\", \"sms\": " + std::to_string(prop.multiProcessorCount) +
          ", \"l2_bytes\": " + std::to_string(prop.l2CacheSize) +

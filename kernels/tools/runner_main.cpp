@@ -3,9 +3,12 @@
 //
 //   fusecert-kernels evidence [--format json|text]
 //   fusecert-kernels bench [--shapes NxHxBT,...] [--reps R] [--format json|text]
-//   fusecert-kernels evidence|bench --distributed [--ranks R]   (P3, NCCL, one process per GPU)
+//   fusecert-kernels evidence|bench --distributed [--ranks R] [--format json]
+//                                  (P3, NCCL, one process per GPU; JSON only; R in 1..16, default 2)
 // Exit codes: 0 pass, 1 an evidence row failed, 2 usage error / no CUDA device.
+#include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <exception>
@@ -22,11 +25,23 @@ namespace fk = fusecert::kernels;
 
 namespace {
 
-int usage() {
-  std::cerr << "usage: fusecert-kernels evidence [--format json|text] [--distributed [--ranks R]]\n"
+int usage(const std::string& why = "") {
+  if (!why.empty()) std::cerr << "fusecert-kernels: " << why << "\n";
+  std::cerr << "usage: fusecert-kernels evidence [--format json|text]\n"
                "       fusecert-kernels bench [--shapes NxHxBT,...] [--reps R] "
-               "[--format json|text]\n";
+               "[--format json|text]\n"
+               "       fusecert-kernels evidence|bench --distributed [--ranks R] [--format json]\n";
   return 2;
+}
+
+/// A whole-string decimal int in [lo, hi] (std::atoi took "2x" as 2, "x" as 0).
+bool parse_int(const char* s, int lo, int hi, int* out) {
+  char* end = nullptr;
+  errno = 0;
+  const long v = std::strtol(s, &end, 10);
+  if (end == s || *end != '\0' || errno == ERANGE || v < lo || v > hi) return false;
+  *out = static_cast<int>(v);
+  return true;
 }
 
 std::vector<fk::BenchShape> default_shapes() {
@@ -67,12 +82,13 @@ int main(int argc, char** argv) {
   std::string format = "text";
   std::vector<fk::BenchShape> shapes;
   int reps = 20, ranks = 2;
-  bool distributed = false;
+  bool distributed = false, format_given = false, ranks_given = false, reps_given = false;
   for (int i = 2; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--format" && i + 1 < argc) {
       format = argv[++i];
-      if (format != "json" && format != "text") return usage();
+      format_given = true;
+      if (format != "json" && format != "text") return usage("--format takes json or text");
     } else if (a == "--shapes" && i + 1 < argc && cmd == "bench") {
       if (!parse_shapes(argv[++i], &shapes)) {
         std::cerr << "fusecert-kernels: --shapes takes NxHxBT,... with N, H multiples of 128 "
@@ -82,16 +98,23 @@ int main(int argc, char** argv) {
     } else if (a == "--distributed") {
       distributed = true;
     } else if (a == "--ranks" && i + 1 < argc) {
-      ranks = std::atoi(argv[++i]);
-      if (ranks < 1) return usage();
+      if (!parse_int(argv[++i], 1, 16, &ranks))
+        return usage("--ranks takes an integer from 1 to 16, not '" + std::string(argv[i]) + "'");
+      ranks_given = true;
     } else if (a == "--reps" && i + 1 < argc && cmd == "bench") {
-      reps = std::atoi(argv[++i]);
-      if (reps < 1) return usage();
+      if (!parse_int(argv[++i], 1, 1000000, &reps))
+        return usage("--reps takes a positive integer, not '" + std::string(argv[i]) + "'");
+      reps_given = true;
     } else {
-      return usage();
+      return usage("unexpected argument '" + a + "'");
     }
   }
-  if (cmd != "evidence" && cmd != "bench") return usage();
+  if (cmd != "evidence" && cmd != "bench") return usage("unknown subcommand '" + cmd + "'");
+  if (ranks_given && !distributed) return usage("--ranks requires --distributed");
+  if (distributed && format_given && format != "json")
+    return usage("--distributed writes JSON only; drop --format or use --format json");
+  if (distributed && (reps_given || !shapes.empty()))
+    return usage("--shapes and --reps do not apply to --distributed");
 
   if (distributed) {
 #if defined(FUSECERT_KERNELS_NCCL)
@@ -101,7 +124,8 @@ int main(int argc, char** argv) {
     std::cout << json;
     if (rc == 2)
       std::cerr << "fusecert kernels " << cmd << " --distributed: setup failed (see \"error\"; "
-                << ranks << " CUDA GPUs are needed). Nothing was measured.\n";
+                << ranks << (ranks == 1 ? " CUDA GPU is" : " CUDA GPUs are")
+                << " needed). Nothing was measured.\n";
     return rc;
 #else
     std::cerr << "fusecert kernels " << cmd << " --distributed: built without NCCL\n";
@@ -111,8 +135,10 @@ int main(int argc, char** argv) {
   std::string why;
   if (!fk::cuda_device_available(&why)) {
     std::cerr << "fusecert kernels " << cmd << ": " << why
-              << "\nThe evidence and the benchmark run only on a machine with a CUDA GPU "
-                 "(built for sm_90a, H100/H200; PTX for sm_80+). Nothing was run.\n";
+              << "\nThe evidence and the benchmark run only on a machine with an NVIDIA GPU "
+                 "(built for sm_90a, H100/H200; PTX for sm_80+) and an NVIDIA driver new enough "
+                 "for the CUDA runtime it was built with; `nvidia-smi` shows both. "
+                 "Nothing was run.\n";
     return 2;
   }
   try {

@@ -1,9 +1,12 @@
 // `fusecert kernels evidence [--format text|json]`
 // `fusecert kernels bench [--shapes NxHxBT,...] [--reps R] [--format text|json]`
-// `fusecert kernels evidence|bench --distributed [--ranks R]` (P3 over NCCL)
+// `fusecert kernels evidence|bench --distributed [--ranks R]` (P3 over NCCL, JSON only)
 // Runs the hardware evidence rows / the benchmark of the CUDA kernels by
 // exec'ing the `fusecert-kernels` runner (built from kernels/ when nvcc is
 // present; found next to this binary or through $FUSECERT_KERNELS_RUNNER).
+// Arguments are validated here (usage errors exit 2 before the runner is
+// looked up): --ranks 1..16 and only with --distributed; --reps >= 1;
+// --shapes/--reps/--format text not with --distributed (its output is JSON).
 // Exit: the runner's (0 pass, 1 a row failed, 2 usage, no runner or no GPU).
 #include <sys/wait.h>
 #include <unistd.h>
@@ -23,7 +26,7 @@ namespace {
 
 struct KernelsArgs {
   std::string format = "text", shapes;
-  int reps = 0, ranks = 0;
+  int reps = 0, ranks = 0;  // 0: not given, the runner's default (20 reps, 2 ranks)
   bool distributed = false;
 };
 
@@ -45,7 +48,10 @@ int run_runner(const std::string& sub, const KernelsArgs& a) {
                  "a CUDA GPU to run. Nothing was run.\n";
     return 2;
   }
-  std::vector<std::string> args = {runner.string(), sub, "--format", a.format};
+  // The options were validated by CLI11 (add_kernels_command): a value of 0
+  // here only means "not given".
+  std::vector<std::string> args = {runner.string(), sub};
+  if (!a.distributed) args.insert(args.end(), {"--format", a.format});
   if (!a.shapes.empty()) args.insert(args.end(), {"--shapes", a.shapes});
   if (a.reps > 0) args.insert(args.end(), {"--reps", std::to_string(a.reps)});
   if (a.distributed) args.push_back("--distributed");
@@ -73,22 +79,48 @@ void add_kernels_command(CLI::App& app, int& exit_code) {
       "kernels", "hardware evidence and benchmark of the fused wgrad+optimizer CUDA kernels");
   k->require_subcommand(1);
   auto args = std::make_shared<KernelsArgs>();
+  // An unknown subcommand name (`fusecert kernels foo`) lands in this hidden
+  // positional, whose callback refuses it by name (option callbacks run
+  // before CLI11's generic "A subcommand is required").
+  k->add_option_function<std::string>(
+       "subcommand",
+       [](const std::string& name) {
+         throw CLI::ValidationError("unknown subcommand '" + name +
+                                    "' of `fusecert kernels` (expected evidence or bench)");
+       })
+      ->group("");
+
+  // Options shared by both subcommands; `--distributed` writes JSON only, so an
+  // explicit `--format text` with it is refused rather than silently ignored.
+  const auto add_common = [&args, &exit_code](CLI::App* sub, const char* name,
+                                               const char* distributed_help) {
+    auto* format = sub->add_option("--format", args->format, "text or json")
+                       ->check(CLI::IsMember({"text", "json"}));
+    auto* dist = sub->add_flag("--distributed", args->distributed, distributed_help);
+    sub->add_option("--ranks", args->ranks,
+                    "processes = GPUs for --distributed, 1..16 (default 2)")
+        ->check(CLI::Range(1, 16))
+        ->needs(dist);
+    sub->callback([args, format, name, &exit_code] {
+      if (args->distributed && format->count() > 0 && args->format != "json")
+        throw CLI::ValidationError("--format",
+                                   "--distributed writes JSON only; drop --format or use --format json");
+      exit_code = run_runner(name, *args);
+    });
+    return dist;
+  };
 
   auto* ev = k->add_subcommand("evidence", "run the four evidence rows on the GPU (P1, P8, P6)");
-  ev->add_option("--format", args->format, "text or json")->check(CLI::IsMember({"text", "json"}));
-  ev->add_flag("--distributed", args->distributed,
-               "P3 on several GPUs: reduce-into-state over NCCL reduce-scatter (JSON)");
-  ev->add_option("--ranks", args->ranks, "processes = GPUs for --distributed (default 2)");
-  ev->callback([args, &exit_code] { exit_code = run_runner("evidence", *args); });
+  add_common(ev, "evidence", "P3 on several GPUs: reduce-into-state over NCCL reduce-scatter (JSON)");
 
   auto* b = k->add_subcommand("bench", "time the fused kernel against cuBLAS + optimizer");
-  b->add_option("--format", args->format, "text or json")->check(CLI::IsMember({"text", "json"}));
-  b->add_option("--shapes", args->shapes, "comma-separated NxHxBT (default: the 9 spec shapes)");
-  b->add_option("--reps", args->reps, "timed runs per measurement (median)");
-  b->add_flag("--distributed", args->distributed,
-              "P3 benchmark: reduce-into-state vs data-parallel, per-rank memory and time");
-  b->add_option("--ranks", args->ranks, "processes = GPUs for --distributed (default 2)");
-  b->callback([args, &exit_code] { exit_code = run_runner("bench", *args); });
+  auto* bdist = add_common(
+      b, "bench", "P3 benchmark: reduce-into-state vs data-parallel, per-rank memory and time (JSON)");
+  b->add_option("--shapes", args->shapes, "comma-separated NxHxBT (default: the 9 spec shapes)")
+      ->excludes(bdist);
+  b->add_option("--reps", args->reps, "timed runs per measurement (median), 1..1000000 (default 20)")
+      ->check(CLI::Range(1, 1000000))
+      ->excludes(bdist);
 }
 
 }  // namespace fusecert::cli

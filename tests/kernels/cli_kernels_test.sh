@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# Argument handling of `fusecert kernels` and of the `fusecert-kernels` runner,
+# without a GPU: every case here is refused (or forwarded to a fake runner)
+# before anything touches CUDA.
+#   cli_kernels_test.sh cli    PATH/TO/fusecert
+#   cli_kernels_test.sh runner PATH/TO/fusecert-kernels
+set -u
+mode=$1 bin=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+
+# expect RC PATTERN CMD...: CMD exits RC and its stdout+stderr match PATTERN (grep -E).
+expect() {
+  local want=$1 pat=$2
+  shift 2
+  local out rc
+  out=$("$@" 2>&1)
+  rc=$?
+  if [[ $rc -ne $want ]] || ! grep -qE -- "$pat" <<<"$out"; then
+    echo "FAIL: $* -> exit $rc (want $want), output:"
+    echo "$out" | sed 's/^/    /'
+    echo "    (wanted /$pat/)"
+    fails=$((fails + 1))
+  fi
+}
+# refuse PATTERN CMD...: a usage error (exit 2) whose message matches PATTERN,
+# and the (fake) runner was not started.
+refuse() {
+  local pat=$1
+  shift
+  expect 2 "$pat" "$@"
+  if "$@" 2>&1 | grep -q '^FAKE-RUNNER'; then
+    echo "FAIL: $* started the runner"
+    fails=$((fails + 1))
+  fi
+}
+
+if [[ $mode == cli ]]; then
+  # A fake runner that prints what it was given and exits $FAKE_RC.
+  cat >"$tmp/runner" <<'SH'
+#!/bin/sh
+echo "FAKE-RUNNER $*"
+exit "${FAKE_RC:-0}"
+SH
+  chmod +x "$tmp/runner"
+  export FUSECERT_KERNELS_RUNNER=$tmp/runner
+  k=("$bin" kernels)
+
+  refuse '--ranks' "${k[@]}" evidence --distributed --ranks 0
+  refuse '--ranks' "${k[@]}" evidence --distributed --ranks -3
+  refuse '--ranks' "${k[@]}" evidence --distributed --ranks 17
+  refuse '--ranks' "${k[@]}" bench --distributed --ranks 0
+  refuse '--ranks requires --distributed' "${k[@]}" evidence --ranks 2
+  refuse '--ranks requires --distributed' "${k[@]}" bench --ranks 2
+  refuse '--reps' "${k[@]}" bench --reps -5
+  refuse '--reps' "${k[@]}" bench --reps 0
+  refuse '--reps' "${k[@]}" bench --distributed --reps 3
+  refuse '--shapes' "${k[@]}" bench --distributed --shapes 4096x4096x512
+  refuse 'JSON only' "${k[@]}" evidence --distributed --format text
+  refuse 'JSON only' "${k[@]}" bench --distributed --format text
+  refuse "unknown subcommand 'foo'" "${k[@]}" foo
+  refuse 'subcommand' "${k[@]}"
+
+  # What is forwarded (options not given are left to the runner's defaults).
+  expect 0 '^FAKE-RUNNER evidence --format text$' "${k[@]}" evidence
+  expect 0 '^FAKE-RUNNER evidence --format json$' "${k[@]}" evidence --format json
+  expect 0 '^FAKE-RUNNER evidence --distributed$' "${k[@]}" evidence --distributed
+  expect 0 '^FAKE-RUNNER evidence --distributed --ranks 1$' "${k[@]}" evidence --distributed --ranks 1
+  expect 0 '^FAKE-RUNNER bench --distributed --ranks 16$' \
+    "${k[@]}" bench --distributed --ranks 16 --format json
+  expect 0 '^FAKE-RUNNER bench --format json --shapes 4096x4096x512 --reps 7$' \
+    "${k[@]}" bench --format json --shapes 4096x4096x512 --reps 7
+  # The runner's exit code is fusecert's: 1 = an evidence row failed.
+  FAKE_RC=1 expect 1 '^FAKE-RUNNER evidence' "${k[@]}" evidence
+  # No runner: exit 2, and the message names the variable that points to one.
+  FUSECERT_KERNELS_RUNNER=$tmp/absent expect 2 'FUSECERT_KERNELS_RUNNER' "${k[@]}" evidence
+elif [[ $mode == runner ]]; then
+  r=("$bin")
+  refuse '--ranks takes an integer from 1 to 16' "${r[@]}" evidence --distributed --ranks 0
+  refuse '--ranks takes an integer from 1 to 16' "${r[@]}" evidence --distributed --ranks -3
+  refuse '--ranks takes an integer from 1 to 16' "${r[@]}" evidence --distributed --ranks 2x
+  refuse '--ranks requires --distributed' "${r[@]}" evidence --ranks 2
+  refuse '--reps takes a positive integer' "${r[@]}" bench --reps -5
+  refuse '--reps takes a positive integer' "${r[@]}" bench --reps 0
+  refuse 'do not apply to --distributed' "${r[@]}" bench --distributed --reps 3
+  refuse 'JSON only' "${r[@]}" evidence --distributed --format text
+  refuse "unknown subcommand 'foo'" "${r[@]}" foo
+  refuse 'evidence[|]bench --distributed' "${r[@]}"
+  refuse 'bench \[--shapes' "${r[@]}" evidence --bogus
+else
+  echo "usage: $0 cli|runner BINARY" >&2
+  exit 2
+fi
+
+if [[ $fails -ne 0 ]]; then
+  echo "$fails case(s) failed"
+  exit 1
+fi
+echo "all cases pass"
