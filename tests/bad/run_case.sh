@@ -54,7 +54,10 @@ esac
 snapshot() { (cd "$W" && find . -path ./out -prune -o -printf '%p %s %T@ %y\n' | sort); }
 snapshot > "$M/before"
 
-asan=0; ldd "$BIN" 2>/dev/null | grep -q libasan && asan=1
+# (The ldd output is read whole: `ldd | grep -q` under pipefail failed at
+# random when grep quit early and ldd died of SIGPIPE, and the ASan build then
+# ran under prlimit --as, which ASan's shadow memory cannot live with.)
+asan=0; case "$(ldd "$BIN" 2>/dev/null)" in *libasan*) asan=1 ;; esac
 limit=(); bound=$MEM
 if [ $asan = 1 ]; then bound=$((MEM * 3)); else limit=(prlimit --as=$((MEM * 4 * 1024 * 1024))); fi
 
