@@ -5,7 +5,8 @@
 #   failclosed.sh FUSECERT SOURCE_DIR CASE
 # Cases: prove_timeout, certify_timeout, checkcert_unknown, checkcert_segv,
 #        checkcert_kill9, checkcert_unsat_then_crash, checkcert_missing_solver,
-#        checkcert_garbage_solver, checkcert_timeout.
+#        checkcert_garbage_solver, checkcert_timeout, checkcert_unsat_then_exit1,
+#        checkcert_unsat_then_error, checkcert_two_answers, checkcert_hang.
 # A missing solver is a tool error (exit 2); a solver that times out leaves the
 # certificate unverified (exit 2, "timeout"), never valid and never "invalid".
 set -uo pipefail
@@ -59,6 +60,22 @@ case $CASE in
   checkcert_kill9)           make_cert; fake 'kill -9 $$'; expect_not_valid "$W/fake-solver" ;;
   checkcert_unsat_then_crash) make_cert; fake 'echo unsat; kill -SEGV $$'; expect_not_valid "$W/fake-solver" ;;
   checkcert_garbage_solver)  make_cert; fake 'echo "(error \"line 1: something\")"; exit 1'; expect_not_valid "$W/fake-solver" ;;
+  # Found by a new-user test: each of these printed "unsat" first and was taken
+  # at its word (valid), or never returned.
+  checkcert_unsat_then_exit1) make_cert; fake 'echo unsat; exit 1'; expect_not_valid "$W/fake-solver" ;;
+  checkcert_unsat_then_error) make_cert; fake 'echo unsat; echo "(error \"line 3: bad\")"'; expect_not_valid "$W/fake-solver" ;;
+  checkcert_two_answers)      make_cert; fake 'echo unsat; echo sat'; expect_not_valid "$W/fake-solver" ;;
+  checkcert_hang)
+    # A solver that ignores every limit: killed after --timeout-ms (+2 s grace).
+    make_cert; fake 'sleep 1000'
+    start=$(date +%s)
+    timeout -s KILL 60 "$BIN" check-cert "$CERT" --solver "$W/fake-solver" --timeout-ms 1000 > "$W/cc.out" 2>&1
+    rc=$?; cat "$W/cc.out"; took=$(( $(date +%s) - start ))
+    [ $rc -ne 137 ] || fail "check-cert hung on a solver that never answers (killed after 60 s)"
+    [ $rc -eq 2 ] || fail "check-cert exit $rc with a hanging solver (expected 2: unverified)"
+    [ $took -le 30 ] || fail "check-cert took $took s with --timeout-ms 1000"
+    grep -q ': unverified' "$W/cc.out" || fail "not reported unverified"
+    ! grep -qiE ': valid|: invalid' "$W/cc.out" || fail "a hanging solver judged the certificate" ;;
   checkcert_missing_solver)
     make_cert
     "$BIN" check-cert "$CERT" --solver "$W/no-such-dir/cvc5" > "$W/cc.out" 2>&1

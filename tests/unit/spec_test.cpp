@@ -68,6 +68,12 @@ TEST(Spec, ParamAssignmentParsing) {
   EXPECT_THROW(parse_param_assignment("c=abc"), std::invalid_argument);
   EXPECT_THROW(parse_param_assignment("c=nan"), std::invalid_argument);
   EXPECT_THROW(parse_param_assignment("c=1e999"), std::invalid_argument);
+  // Underflow is not zero (a new-user test: beta1=1e-400 proved the beta1 = 0
+  // case), and blanks are refused on both sides alike.
+  EXPECT_THROW(parse_param_assignment("beta1=1e-400"), std::invalid_argument);
+  EXPECT_THROW(parse_param_assignment("beta1= 0.5"), std::invalid_argument);
+  EXPECT_THROW(parse_param_assignment("beta1=0.5 "), std::invalid_argument);
+  EXPECT_EQ(parse_param_assignment("beta1=1e-300").second.value, 1e-300);
 }
 
 TEST(Spec, UnknownParamsAreReported) {

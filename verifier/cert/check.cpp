@@ -2,12 +2,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <set>
+#include <vector>
 
 #include "support/sha256.h"
 #include "verifier/cert/certify.h"
@@ -33,9 +35,22 @@ std::string run_solver(const Solver& s, const std::string& smt2, bool fp_exp, un
   const bool cvc5 = std::filesystem::path(s.name).filename().string().find("cvc5") != std::string::npos;
   std::string text = smt2;
   if (cvc5 && text.find("(set-logic") == std::string::npos) text = "(set-logic ALL)\n" + text;
-  char tmpl[] = "/tmp/fusecert-smt-XXXXXX";
-  int fd = mkstemp(tmpl);
-  if (fd < 0) return "error: cannot create a temporary file";
+  // The query file goes to TMPDIR (temp_directory_path), and is removed on
+  // every path out of here.
+  std::string tmpl_s;
+  try {
+    tmpl_s = (std::filesystem::temp_directory_path() / "fusecert-smt-XXXXXX").string();
+  } catch (const std::exception&) {
+    tmpl_s = "/tmp/fusecert-smt-XXXXXX";
+  }
+  std::vector<char> tmpl(tmpl_s.begin(), tmpl_s.end());
+  tmpl.push_back('\0');
+  int fd = mkstemp(tmpl.data());
+  if (fd < 0) return "error: cannot create a temporary file in " + tmpl_s;
+  struct Remove {
+    const char* p;
+    ~Remove() { std::remove(p); }
+  } remove_tmp{tmpl.data()};
   {
     FILE* f = fdopen(fd, "w");
     std::fwrite(text.data(), 1, text.size(), f);
@@ -50,47 +65,65 @@ std::string run_solver(const Solver& s, const std::string& smt2, bool fp_exp, un
     cmd += " -smt2";
     if (timeout_ms) cmd += " -T:" + std::to_string((timeout_ms + 999) / 1000);
   }
-  cmd += " " + shell_quote(tmpl) + " 2>&1";
-  std::string out;
-  if (FILE* p = popen(cmd.c_str(), "r")) {
-    std::array<char, 4096> buf{};
-    size_t n;
-    while ((n = std::fread(buf.data(), 1, buf.size(), p)) > 0) out.append(buf.data(), n);
-    int st = pclose(p);
-    // Fail closed: a solver that crashed (a signal, or the shell's 128+N for
-    // one) answered nothing trustworthy, even if it printed "unsat" first.
-    int sig = st == -1 ? -1 : WIFSIGNALED(st) ? WTERMSIG(st) : (WIFEXITED(st) && WEXITSTATUS(st) > 128) ? WEXITSTATUS(st) - 128 : 0;
-    if (sig != 0) {
-      std::remove(tmpl);
-      // cvc5 1.0.3 prints "cvc5 interrupted by timeout." and then aborts
-      // (SIGABRT) when --tlimit expires: that is a timeout, not a crash.
-      if (out.find("interrupted by timeout") != std::string::npos) return "timeout";
-      return "error: " + s.name + (sig > 0 ? " was killed by signal " + std::to_string(sig) : std::string(" could not be waited for"));
-    }
-    if (WIFEXITED(st) && (WEXITSTATUS(st) == 126 || WEXITSTATUS(st) == 127)) {
-      std::remove(tmpl);
-      return "error: cannot run " + s.name + " (the shell answered " + std::to_string(WEXITSTATUS(st)) + ")";
-    }
-  } else {
-    std::remove(tmpl);
-    return "error: cannot run " + s.name;
+  // Every external solver runs under coreutils `timeout`: one that ignores
+  // its own limit (or is not z3/cvc5 and has none) is killed 2 s after the
+  // deadline and the answer is a timeout, never a hang.
+  if (timeout_ms) {
+    const unsigned secs = (timeout_ms + 999) / 1000 + 2;
+    cmd = "timeout -k 2 " + std::to_string(secs) + " " + cmd;
   }
-  std::remove(tmpl);
-  // The first line that is an answer.
+  cmd += " " + shell_quote(tmpl.data()) + " 2>&1";
+  constexpr size_t kMaxOut = 1 << 20;  // an answer is a line; keep 1 MiB, drain the rest
+  std::string out;
+  bool truncated = false;
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return "error: cannot run " + s.name;
+  std::array<char, 4096> buf{};
+  size_t n;
+  while ((n = std::fread(buf.data(), 1, buf.size(), p)) > 0) {
+    if (out.size() < kMaxOut) out.append(buf.data(), std::min(n, kMaxOut - out.size()));
+    else truncated = true;
+  }
+  int st = pclose(p);
+  const int code = st == -1 ? -1 : WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  auto first_line = [&] {
+    std::string f = out.substr(0, std::min(out.find('\n'), size_t{200}));
+    return f.empty() ? std::string("no answer from ") + s.name : f;
+  };
+  if (timeout_ms && (code == 124 || code == 137)) return "timeout";  // killed by `timeout`
+  // Fail closed: a solver that crashed (a signal, or the shell's 128+N for
+  // one) answered nothing trustworthy, even if it printed "unsat" first.
+  int sig = st == -1 ? -1 : WIFSIGNALED(st) ? WTERMSIG(st) : (code > 128) ? code - 128 : 0;
+  if (sig != 0) {
+    // cvc5 1.0.3 prints "cvc5 interrupted by timeout." and then aborts
+    // (SIGABRT) when --tlimit expires: that is a timeout, not a crash.
+    if (out.find("interrupted by timeout") != std::string::npos) return "timeout";
+    return "error: " + s.name + (sig > 0 ? " was killed by signal " + std::to_string(sig) : std::string(" could not be waited for"));
+  }
+  if (code == 126 || code == 127) return "error: cannot run " + s.name + " (the shell answered " + std::to_string(code) + ")";
+  // The query has one check-sat: exactly one answer line, no error line, and
+  // a zero exit status. Anything else (an "(error ...)" after "unsat", two
+  // answers, a non-zero exit) is an error, never the answer it printed first.
+  std::vector<std::string> answers;
+  std::string error_line;
   size_t pos = 0;
   while (pos < out.size()) {
     size_t e = out.find('\n', pos);
     std::string line = out.substr(pos, e == std::string::npos ? std::string::npos : e - pos);
     while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.pop_back();
-    if (line == "sat" || line == "unsat" || line == "unknown") return line;
-    if (line == "timeout") return "timeout";
+    if (line == "sat" || line == "unsat" || line == "unknown" || line == "timeout") answers.push_back(line);
+    if (line.rfind("(error", 0) == 0 && error_line.empty()) error_line = line.substr(0, 200);
     if (e == std::string::npos) break;
     pos = e + 1;
   }
-  if (out.find("interrupted by timeout") != std::string::npos || out.find("timeout") != std::string::npos)
-    return "timeout";
-  std::string first = out.substr(0, out.find('\n'));
-  return "error: " + (first.empty() ? std::string("no answer from ") + s.name : first);
+  if (answers.size() == 1 && answers[0] == "timeout") return "timeout";
+  if (out.find("interrupted by timeout") != std::string::npos) return "timeout";
+  if (!error_line.empty()) return "error: " + s.name + " reported " + error_line;
+  if (code != 0) return "error: " + s.name + " exited with status " + std::to_string(code) + " (" + first_line() + ")";
+  if (answers.size() > 1) return "error: " + s.name + " gave " + std::to_string(answers.size()) + " answers to one check-sat";
+  if (answers.size() == 1) return answers[0];
+  if (truncated) return "error: " + s.name + " printed over 1 MiB and no answer";
+  return "error: " + first_line();
 }
 
 std::optional<std::string> solver_unavailable(const Solver& s) {

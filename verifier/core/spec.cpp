@@ -2,6 +2,8 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <cctype>
+#include <cerrno>
 #include <cmath>
 #include <cstdlib>
 #include <unistd.h>
@@ -43,9 +45,14 @@ std::string req_str(const fs::path& file, const YAML::Node& n, const char* key) 
 }
 
 double to_number(const std::string& text, bool* ok) {
+  // Not a number: empty, leading blanks (strtod skips them, trailing ones were
+  // refused), trailing text, inf/nan, and a value that over- or underflows a
+  // double (1e-400 read as 0 would prove something about beta1 = 0).
   char* end = nullptr;
+  errno = 0;
   double v = std::strtod(text.c_str(), &end);
-  *ok = end && *end == '\0' && !text.empty() && std::isfinite(v);
+  *ok = end && *end == '\0' && !text.empty() && !std::isspace(static_cast<unsigned char>(text[0])) &&
+        std::isfinite(v) && errno != ERANGE;
   return v;
 }
 
@@ -68,7 +75,7 @@ std::pair<std::string, Param> parse_param_assignment(const std::string& text) {
   bool ok = false;
   Param p;
   p.value = to_number(value, &ok);
-  if (!ok) throw std::invalid_argument("parameter '" + name + "': '" + value + "' is not a finite number");
+  if (!ok) throw std::invalid_argument("parameter '" + name + "': '" + value + "' is not a finite number within a double's range (no overflow or underflow)");
   p.text = value;
   return {name, p};
 }
@@ -118,7 +125,7 @@ Registry load_registry(const fs::path& dir) {
         prm.text = val.as<std::string>();
         prm.value = to_number(prm.text, &ok);
         if (!ok)
-          throw SpecError(where(reg.path, val) + ": error: param '" + kv.first.as<std::string>() + "' is not a finite number");
+          throw SpecError(where(reg.path, val) + ": error: param '" + kv.first.as<std::string>() + "' is not a finite number within a double's range (no overflow or underflow)");
         if (kv.second.IsMap() && kv.second["meaning"]) prm.meaning = kv.second["meaning"].as<std::string>();
         p.params[kv.first.as<std::string>()] = prm;
       }
