@@ -2,6 +2,7 @@
 // Finds every weight-gradient producer → consumer candidate, runs the guards
 // and writes one deterministic certificate per candidate into --out.
 // Exit: 0 all legal, 1 any illegal, 2 errors or inconclusive.
+#include <algorithm>
 #include <iostream>
 
 #include "support/files.h"
@@ -35,6 +36,11 @@ void add_certify_command(CLI::App& app, int& exit_code) {
       exit_code = run_certify_tree(o->files, o->out, o->format, o->timeout_ms, *tree);
       return;
     }
+    // Inputs in byte order, once each, whatever order they were given in: the
+    // report and the exit code are the same bytes for `a b` and `b a`
+    // (issue #7, determinism; tree runs sort the same way).
+    std::sort(o->files.begin(), o->files.end());
+    o->files.erase(std::unique(o->files.begin(), o->files.end()), o->files.end());
     std::vector<cert::InputReport> reports;
     if (o->files.empty())
       reports.push_back(cert::certify_text(cert::embedded_training_step(), cert::kEmbeddedName, o->timeout_ms));

@@ -2,6 +2,7 @@
 //                 [--smt-dump DIR] [--certify DIR] [--no-witness] [--bench] [-v]`
 // Exit: 0 every verdict equals its expected verdict (and every witness figure
 // is in range), 1 one differs, 2 usage error or an inconclusive result.
+#include <algorithm>
 #include <iostream>
 #include <map>
 
@@ -53,14 +54,20 @@ int run_prove(const ProveArgs& a) {
       std::cerr << "\n";
       return 2;
     }
-  if (auto bad = unknown_params(reg, a.ids, opt.overrides); !bad.empty()) {
+  // The output follows the rules file's order, once per id, whatever order
+  // (or repetition) the ids were given in: `prove P9 P2` and `prove P2 P9 P2`
+  // print the same bytes (issue #7, determinism).
+  std::vector<std::string> ids;
+  for (const auto& spec : reg.propositions)  // every given id is in it (checked above)
+    if (std::find(a.ids.begin(), a.ids.end(), spec.id) != a.ids.end()) ids.push_back(spec.id);
+  if (auto bad = unknown_params(reg, ids, opt.overrides); !bad.empty()) {
     std::cerr << "fusecert prove: error: parameter '" << bad[0]
               << "' is not a parameter of the selected propositions (see rules/propositions.yaml)\n";
     return 2;
   }
   std::vector<PropositionResult> rs;
   try {
-    rs = prove(reg, a.ids, opt);
+    rs = prove(reg, ids, opt);
   } catch (const std::exception& e) {
     std::cerr << "fusecert prove: error: " << e.what() << "\n";
     return 2;
