@@ -36,13 +36,8 @@ namespace {
 
 using Entry = int (*)(const uint8_t*, size_t);
 
-/// Runs every file of fuzz/regressions/`harness`; returns how many ran.
-size_t replay(const std::string& harness, Entry entry) {
-  std::filesystem::path dir = std::filesystem::path(FUSECERT_SOURCE_DIR) / "fuzz/regressions" / harness;
-  std::vector<std::filesystem::path> files;
-  if (std::filesystem::is_directory(dir))
-    for (const auto& e : std::filesystem::directory_iterator(dir))
-      if (e.is_regular_file()) files.push_back(e.path());
+/// Feeds each file of `files`, in sorted order, to `entry`; returns how many ran.
+size_t run_files(std::vector<std::filesystem::path> files, Entry entry) {
   std::sort(files.begin(), files.end());
   for (const auto& f : files) {
     SCOPED_TRACE(f.string());
@@ -55,10 +50,20 @@ size_t replay(const std::string& harness, Entry entry) {
   return files.size();
 }
 
+/// Runs every file of fuzz/regressions/`harness`; returns how many ran.
+size_t replay(const std::string& harness, Entry entry) {
+  std::filesystem::path dir = std::filesystem::path(FUSECERT_SOURCE_DIR) / "fuzz/regressions" / harness;
+  std::vector<std::filesystem::path> files;
+  if (std::filesystem::is_directory(dir))
+    for (const auto& e : std::filesystem::directory_iterator(dir))
+      if (e.is_regular_file()) files.push_back(e.path());
+  return run_files(std::move(files), entry);
+}
+
 /// Runs every regular file under the source-relative `dirs` (recursively,
-/// files under 1 MB, sorted) through `entry`: the harness's seed corpus, so
-/// each harness's contract is exercised on real inputs in every build, not
-/// only on past findings. Returns how many ran.
+/// files under 1 MB) through `entry`: the harness's seed corpus, so each
+/// harness's contract is exercised on real inputs in every build, not only on
+/// past findings. Returns how many ran.
 size_t replay_seeds(const std::vector<std::string>& dirs, Entry entry) {
   std::vector<std::filesystem::path> files;
   for (const auto& d : dirs) {
@@ -67,16 +72,7 @@ size_t replay_seeds(const std::vector<std::string>& dirs, Entry entry) {
     for (const auto& e : std::filesystem::recursive_directory_iterator(dir))
       if (e.is_regular_file() && e.file_size() < (1u << 20)) files.push_back(e.path());
   }
-  std::sort(files.begin(), files.end());
-  for (const auto& f : files) {
-    SCOPED_TRACE(f.string());
-    std::ifstream in(f, std::ios::binary);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    std::string bytes = ss.str();
-    EXPECT_NO_THROW(entry(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()));
-  }
-  return files.size();
+  return run_files(std::move(files), entry);
 }
 
 }  // namespace
