@@ -1,7 +1,8 @@
 #!/bin/bash
-# Multi-GPU batch (kind nvidia-h200-x2): the P3 distributed evidence and
-# benchmark over NCCL (2 ranks, and 1 rank as a control), plus the single-GPU
-# evidence rows and benchmark on GPU 0. Writes everything under $OUT.
+# Multi-GPU batch (kind nvidia-h200-x2): the GPU GoogleTests on GPU 0, the P3
+# distributed evidence and benchmark over NCCL (2 ranks, and 1 rank as a
+# control), plus the single-GPU evidence rows (and, unless SKIP_SINGLE_BENCH
+# is set, the benchmark) on GPU 0. Writes everything under $OUT.
 set -u
 OUT=${OUT:-/tmp/fusecert-kernels-out}
 BIN=${BIN:-build-kernels-bin}
@@ -18,22 +19,27 @@ fi
   nvidia-smi topo -m
   ldd "$BIN/fusecert-kernels" | grep -E "nccl|cublas"
 } >"$OUT/env.txt" 2>&1
+echo "== gtest gpu (GPU 0)"
+CUDA_VISIBLE_DEVICES=0 timeout 200 "$BIN/test_kernels_gpu" >"$OUT/gtest_gpu.txt" 2>&1
+echo "gtest rc=$?"; grep -E "^\[ +(OK|FAILED|SKIPPED) +\]|PASSED|FAILED" "$OUT/gtest_gpu.txt" | tail -12
 echo "== distributed evidence, 2 ranks"
-"$BIN/fusecert-kernels" evidence --distributed --ranks 2 >"$OUT/evidence-distributed.json" 2>>"$OUT/env.txt"
+timeout 300 "$BIN/fusecert-kernels" evidence --distributed --ranks 2 >"$OUT/evidence-distributed.json" 2>>"$OUT/env.txt"
 echo "rc=$?"; head -c 2500 "$OUT/evidence-distributed.json"; echo
 echo "== distributed evidence, 1 rank (control)"
-"$BIN/fusecert-kernels" evidence --distributed --ranks 1 >"$OUT/evidence-distributed-1rank.json" 2>>"$OUT/env.txt"
+timeout 300 "$BIN/fusecert-kernels" evidence --distributed --ranks 1 >"$OUT/evidence-distributed-1rank.json" 2>>"$OUT/env.txt"
 echo "rc=$?"
 echo "== distributed bench, 2 ranks"
-"$BIN/fusecert-kernels" bench --distributed --ranks 2 >"$OUT/bench-distributed.json" 2>>"$OUT/env.txt"
+timeout 300 "$BIN/fusecert-kernels" bench --distributed --ranks 2 >"$OUT/bench-distributed.json" 2>>"$OUT/env.txt"
 echo "rc=$?"; python3 -c "
 import json; d=json.load(open('$OUT/bench-distributed.json'))
-for r in d['per_rank']: print(json.dumps({k: r.get(k) for k in ('rank','error','reduce_into_state','data_parallel','speedup','no_gradient_sized_buffer_in_reduce_into_state')}))"
+for r in d['per_rank']: print(json.dumps({k: r.get(k) for k in ('rank','error','reduce_into_state_gemm','reduce_into_state','reduce_into_state_by_config','data_parallel','speedup','no_gradient_sized_buffer_in_reduce_into_state')}))"
 if [ -z "${SKIP_SINGLE:-}" ]; then
   echo "== single-GPU evidence + bench on GPU 0"
   CUDA_VISIBLE_DEVICES=0 timeout 150 "$BIN/fusecert-kernels" evidence --format json >"$OUT/evidence.json" 2>>"$OUT/env.txt"
   echo "evidence rc=$?"
   python3 -c "import json;d=json.load(open('$OUT/evidence.json'));[print(r['row'],r['id'],r['passed']) for r in d['rows']]"
+fi
+if [ -z "${SKIP_SINGLE:-}" ] && [ -z "${SKIP_SINGLE_BENCH:-}" ]; then
   CUDA_VISIBLE_DEVICES=0 timeout 200 "$BIN/fusecert-kernels" bench --format json >"$OUT/bench.json" 2>"$OUT/bench.txt"
   echo "bench rc=$?"; cat "$OUT/bench.txt"
   python3 -c "

@@ -43,6 +43,10 @@ cudaError_t launch_fused(const TileConfig& cfg, const StepParams& p, const Shape
                          DType st, float* grad_dump, cudaStream_t stream) {
   if (!unsupported_reason(cfg, s).empty()) return cudaErrorInvalidValue;
   if (p.opt == Optimizer::adamw && v == nullptr) return cudaErrorInvalidValue;
+  if (p.opt != Optimizer::momentum_state && W == nullptr) return cudaErrorInvalidValue;
+  // The tensor-core engines load dY rows 16 bytes at a time.
+  if (cfg.engine != Engine::simt && reinterpret_cast<std::uintptr_t>(dY) % 16 != 0)
+    return cudaErrorMisalignedAddress;
   switch (cfg.engine) {
     case Engine::simt:
       return launch_fused_simt(cfg, p, s, dY, X, W, wt, m, v, st, grad_dump, stream);
@@ -113,6 +117,7 @@ __global__ void fill_kernel(void* p, DType t, std::size_t n, std::uint64_t seed,
 cudaError_t launch_optimizer(const StepParams& p, const void* g, DType gt, std::size_t n, void* W,
                              DType wt, void* m, void* v, DType st, cudaStream_t stream) {
   if (p.opt == Optimizer::adamw && v == nullptr) return cudaErrorInvalidValue;
+  if (p.opt == Optimizer::momentum_state) return cudaErrorInvalidValue;  // fused path only
   const int threads = 256;
   std::size_t blocks = (n + threads * kVec - 1) / (threads * kVec);
   if (blocks > 132 * 16) blocks = 132 * 16;

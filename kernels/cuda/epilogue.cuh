@@ -29,9 +29,20 @@ __device__ __forceinline__ void store2(void* p, DType t, std::size_t i, float a,
   }
 }
 
+/// momentum_state (P3): m[i], m[i+1] = contributions of g0, g1 seeded from
+/// v[i], v[i+1] (no seed when v is null); W is not touched.
+__device__ __forceinline__ void contribute_pair(const StepParams& p, float g0, float g1, void* m,
+                                                const void* v, DType st, std::size_t i) {
+  float s0 = 0.0f, s1 = 0.0f;
+  if (v) load2(v, st, i, s0, s1);
+  store2(m, st, i, momentum_contribution(p.momentum, g0, v != nullptr, s0),
+         momentum_contribution(p.momentum, g1, v != nullptr, s1));
+}
+
 /// Elements i and i+1 (i even) of W/m/v get gradients g0, g1.
 __device__ __forceinline__ void apply_pair(const StepParams& p, float g0, float g1, void* W,
                                            DType wt, void* m, void* v, DType st, std::size_t i) {
+  if (p.opt == Optimizer::momentum_state) return contribute_pair(p, g0, g1, m, v, st, i);
   float w0, w1, m0, m1;
   load2(W, wt, i, w0, w1);
   load2(m, st, i, m0, m1);
@@ -89,6 +100,11 @@ template <int NP>
 __device__ __forceinline__ void apply_pairs(const StepParams& p, const float (&g)[NP][2],
                                             const std::size_t (&idx)[NP], void* W, DType wt,
                                             void* m, void* v, DType st) {
+  if (p.opt == Optimizer::momentum_state) {
+#pragma unroll
+    for (int i = 0; i < NP; ++i) contribute_pair(p, g[i][0], g[i][1], m, v, st, idx[i]);
+    return;
+  }
   float w[NP][2], mm[NP][2], vv[NP][2];
 #pragma unroll
   for (int i = 0; i < NP; ++i) {
@@ -116,6 +132,53 @@ __device__ __forceinline__ void apply_pairs(const StepParams& p, const float (&g
     store2(m, st, idx[i], mm[i][0], mm[i][1]);
     store2(W, wt, idx[i], w[i][0], w[i][1]);
   }
+}
+
+/// The batched (8-wide) epilogue, phase 1: load what the step reads at i —
+/// W, m (and v for AdamW); momentum_state: the seed v into mm (zeros when v
+/// is null), W unread. Issue several of these before the first update so the
+/// loads' latencies overlap.
+__device__ __forceinline__ void load_state8(const StepParams& p, std::size_t i, const void* W,
+                                            DType wt, const void* m, const void* v, DType st,
+                                            float (&w)[kVec], float (&mm)[kVec],
+                                            float (&vv)[kVec]) {
+  if (p.opt == Optimizer::momentum_state) {
+    if (v) {
+      load8(v, st, i, mm);
+    } else {
+#pragma unroll
+      for (int k = 0; k < kVec; ++k) mm[k] = 0.0f;
+    }
+    return;
+  }
+  load8(W, wt, i, w);
+  load8(m, st, i, mm);
+  if (p.opt == Optimizer::adamw) load8(v, st, i, vv);
+}
+
+/// Phase 2: apply the step with gradients g to the loaded values and store
+/// W, m (and v for AdamW); momentum_state stores only the contribution in m.
+__device__ __forceinline__ void update_store8(const StepParams& p, const float (&g)[kVec],
+                                              std::size_t i, void* W, DType wt, void* m, void* v,
+                                              DType st, float (&w)[kVec], float (&mm)[kVec],
+                                              float (&vv)[kVec]) {
+  if (p.opt == Optimizer::momentum_state) {
+#pragma unroll
+    for (int k = 0; k < kVec; ++k)
+      mm[k] = momentum_contribution(p.momentum, g[k], v != nullptr, mm[k]);
+    store8(m, st, i, mm);
+    return;
+  }
+  if (p.opt == Optimizer::adamw) {
+#pragma unroll
+    for (int k = 0; k < kVec; ++k) adamw_update(p, g[k], w[k], mm[k], vv[k]);
+    store8(v, st, i, vv);
+  } else {
+#pragma unroll
+    for (int k = 0; k < kVec; ++k) sgd_momentum_update(p, g[k], w[k], mm[k]);
+  }
+  store8(m, st, i, mm);
+  store8(W, wt, i, w);
 }
 
 }  // namespace fusecert::kernels::detail

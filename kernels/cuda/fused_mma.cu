@@ -85,7 +85,7 @@ __global__ void __launch_bounds__(WARPS_M* WARPS_N * 32, 2)
     for (int i = tid; i < a_chunks; i += C::kThreads) {
       const int row = i / (BM / 8), c = i % (BM / 8);
       cp_async16(a + row * C::kAStride + c * 8,
-                 dY + static_cast<std::size_t>(t0 + row) * s.N + n0 + c * 8);
+                 dY + static_cast<std::size_t>(t0 + row) * dy_stride(s) + n0 + c * 8);
     }
 #pragma unroll
     for (int i = tid; i < b_chunks; i += C::kThreads) {

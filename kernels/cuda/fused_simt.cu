@@ -25,7 +25,7 @@ __global__ void __launch_bounds__((BM / TM) * (BN / TN))
   for (int t0 = 0; t0 < s.BT; t0 += BK) {
     for (int i = threadIdx.x; i < BK * BM; i += THREADS) {
       const int k = i / BM, r = i % BM, t = t0 + k, n = n0 + r;
-      As[k][r] = (t < s.BT && n < s.N) ? bf16_to_float(dY[static_cast<std::size_t>(t) * s.N + n])
+      As[k][r] = (t < s.BT && n < s.N) ? bf16_to_float(dY[static_cast<std::size_t>(t) * dy_stride(s) + n])
                                        : 0.0f;
     }
     for (int i = threadIdx.x; i < BK * BN; i += THREADS) {

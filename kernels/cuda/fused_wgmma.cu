@@ -79,7 +79,7 @@ __global__ void __launch_bounds__(256, BN <= 128 ? 2 : 1)  // 2 CTAs/SM: one's e
     for (int i = tid; i < a_chunks; i += 256) {
       const int row = i / (kWBM / 8), c = i % (kWBM / 8);
       cp_async16(a + (c >> 3) * kPanelBytes + row * 128 + (((c & 7) ^ (row & 7)) << 4),
-                 dY + static_cast<std::size_t>(t0 + row) * s.N + n0 + c * 8);
+                 dY + static_cast<std::size_t>(t0 + row) * dy_stride(s) + n0 + c * 8);
     }
 #pragma unroll
     for (int i = tid; i < b_chunks; i += 256) {
@@ -155,25 +155,14 @@ __global__ void __launch_bounds__(256, BN <= 128 ? 2 : 1)  // 2 CTAs/SM: one's e
         const float4 hi = *reinterpret_cast<const float4*>(tile + r * kLd + c + 4);
         g[u][0] = lo.x, g[u][1] = lo.y, g[u][2] = lo.z, g[u][3] = lo.w;
         g[u][4] = hi.x, g[u][5] = hi.y, g[u][6] = hi.z, g[u][7] = hi.w;
-        detail::load8(W, wt, idx[u], w[u]);
-        detail::load8(m, st, idx[u], mm[u]);
-        if (p.opt == Optimizer::adamw) detail::load8(v, st, idx[u], vv[u]);
+        detail::load_state8(p, idx[u], W, wt, m, v, st, w[u], mm[u], vv[u]);
       }
 #pragma unroll
       for (int u = 0; u < 2; ++u) {
         if (grad_dump)
 #pragma unroll
           for (int k = 0; k < 8; ++k) grad_dump[idx[u] + k] = g[u][k];
-        if (p.opt == Optimizer::adamw) {
-#pragma unroll
-          for (int k = 0; k < 8; ++k) adamw_update(p, g[u][k], w[u][k], mm[u][k], vv[u][k]);
-          detail::store8(v, st, idx[u], vv[u]);
-        } else {
-#pragma unroll
-          for (int k = 0; k < 8; ++k) sgd_momentum_update(p, g[u][k], w[u][k], mm[u][k]);
-        }
-        detail::store8(m, st, idx[u], mm[u]);
-        detail::store8(W, wt, idx[u], w[u]);
+        detail::update_store8(p, g[u], idx[u], W, wt, m, v, st, w[u], mm[u], vv[u]);
       }
     }
     return;

@@ -189,9 +189,7 @@ __global__ void __launch_bounds__(kThreads, 1)
           const int r = chunk / (BN / 8), c = (chunk % (BN / 8)) * 8;
           idx[u] = static_cast<std::size_t>(n0 + r) * s.H + h0 + c;
           toff[u] = r * C::kLd + c;
-          detail::load8(W, wt, idx[u], w[u]);
-          detail::load8(m, st, idx[u], mm[u]);
-          if (p.opt == Optimizer::adamw) detail::load8(v, st, idx[u], vv[u]);
+          detail::load_state8(p, idx[u], W, wt, m, v, st, w[u], mm[u], vv[u]);
         }
       }
 #pragma unroll
@@ -205,16 +203,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         if (grad_dump)
 #pragma unroll
           for (int k = 0; k < 8; ++k) grad_dump[idx[u] + k] = g[k];
-        if (p.opt == Optimizer::adamw) {
-#pragma unroll
-          for (int k = 0; k < 8; ++k) adamw_update(p, g[k], w[u][k], mm[u][k], vv[u][k]);
-          detail::store8(v, st, idx[u], vv[u]);
-        } else {
-#pragma unroll
-          for (int k = 0; k < 8; ++k) sgd_momentum_update(p, g[k], w[u][k], mm[u][k]);
-        }
-        detail::store8(m, st, idx[u], mm[u]);
-        detail::store8(W, wt, idx[u], w[u]);
+        detail::update_store8(p, g, idx[u], W, wt, m, v, st, w[u], mm[u], vv[u]);
       }
     }
     if (t + static_cast<int>(gridDim.x) < tiles) detail::named_bar_arrive(kBarEmpty, kMath + kEpi);
@@ -324,25 +313,14 @@ __global__ void __launch_bounds__(kThreads2, 2)
       const float4 hi = *reinterpret_cast<const float4*>(tile + r * C::kLd + c + 4);
       g[u][0] = lo.x, g[u][1] = lo.y, g[u][2] = lo.z, g[u][3] = lo.w;
       g[u][4] = hi.x, g[u][5] = hi.y, g[u][6] = hi.z, g[u][7] = hi.w;
-      detail::load8(W, wt, idx[u], w[u]);
-      detail::load8(m, st, idx[u], mm[u]);
-      if (p.opt == Optimizer::adamw) detail::load8(v, st, idx[u], vv[u]);
+      detail::load_state8(p, idx[u], W, wt, m, v, st, w[u], mm[u], vv[u]);
     }
 #pragma unroll
     for (int u = 0; u < 2; ++u) {
       if (grad_dump)
 #pragma unroll
         for (int k = 0; k < 8; ++k) grad_dump[idx[u] + k] = g[u][k];
-      if (p.opt == Optimizer::adamw) {
-#pragma unroll
-        for (int k = 0; k < 8; ++k) adamw_update(p, g[u][k], w[u][k], mm[u][k], vv[u][k]);
-        detail::store8(v, st, idx[u], vv[u]);
-      } else {
-#pragma unroll
-        for (int k = 0; k < 8; ++k) sgd_momentum_update(p, g[u][k], w[u][k], mm[u][k]);
-      }
-      detail::store8(m, st, idx[u], mm[u]);
-      detail::store8(W, wt, idx[u], w[u]);
+      detail::update_store8(p, g[u], idx[u], W, wt, m, v, st, w[u], mm[u], vv[u]);
     }
   }
 }
@@ -368,11 +346,12 @@ EncodeFn encode_fn() {
 
 /// 2D map of a row-major bf16 matrix [rows, cols]: boxes of 64 rows x 64 columns
 /// (128 B), 128-byte swizzle: the SW128 MN-major layout the descriptors expect.
-bool make_map(CUtensorMap* map, const bf16* base, int rows, int cols) {
+/// A 2-D map of `rows` x `cols` bf16 whose rows lie `ld` elements apart.
+bool make_map(CUtensorMap* map, const bf16* base, int rows, int cols, int ld) {
   const EncodeFn fn = encode_fn();
   if (!fn) return false;
   const cuuint64_t dims[2] = {static_cast<cuuint64_t>(cols), static_cast<cuuint64_t>(rows)};
-  const cuuint64_t strides[1] = {static_cast<cuuint64_t>(cols) * 2};
+  const cuuint64_t strides[1] = {static_cast<cuuint64_t>(ld) * 2};
   const cuuint32_t box[2] = {64, 64}, estr[2] = {1, 1};
   return fn(map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, const_cast<bf16*>(base), dims, strides, box,
             estr, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
@@ -394,7 +373,8 @@ cudaError_t launch_tma(const StepParams& p, const Shape& s, const bf16* dY, cons
     cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
   }
   CUtensorMap ma, mb;
-  if (!make_map(&ma, dY, s.BT, s.N) || !make_map(&mb, X, s.BT, s.H)) return cudaErrorNotSupported;
+  if (!make_map(&ma, dY, s.BT, s.N, dy_stride(s)) || !make_map(&mb, X, s.BT, s.H, s.H))
+    return cudaErrorNotSupported;
   const int tiles = (s.N / kBM) * (s.H / BN);
   kernel<<<tiles < sms ? tiles : sms, kThreads, C::kSmemBytes, stream>>>(ma, mb, p, s, W, wt, m, v,
                                                                          st, dump);
@@ -415,7 +395,8 @@ cudaError_t launch_tma2(const StepParams& p, const Shape& s, const bf16* dY, con
     configured = true;
   }
   CUtensorMap ma, mb;
-  if (!make_map(&ma, dY, s.BT, s.N) || !make_map(&mb, X, s.BT, s.H)) return cudaErrorNotSupported;
+  if (!make_map(&ma, dY, s.BT, s.N, dy_stride(s)) || !make_map(&mb, X, s.BT, s.H, s.H))
+    return cudaErrorNotSupported;
   const int tiles = (s.N / kBM) * (s.H / BN);
   kernel<<<tiles, kThreads2, C::kSmemBytes, stream>>>(ma, mb, p, s, W, wt, m, v, st, dump);
   return cudaGetLastError();

@@ -82,7 +82,7 @@ __global__ void __launch_bounds__(kMathThreads + kEpiThreads, 1)
         for (int i = tid; i < a_chunks; i += kMathThreads) {
           const int row = i / (kBM / 8), c = i % (kBM / 8);
           cp_async16(a + (c >> 3) * kPanel + row * 128 + (((c & 7) ^ (row & 7)) << 4),
-                     dY + static_cast<std::size_t>(t0 + row) * s.N + n0 + c * 8);
+                     dY + static_cast<std::size_t>(t0 + row) * dy_stride(s) + n0 + c * 8);
         }
 #pragma unroll
         for (int i = tid; i < b_chunks; i += kMathThreads) {
@@ -157,9 +157,7 @@ __global__ void __launch_bounds__(kMathThreads + kEpiThreads, 1)
                       c = (chunk % (BN / 8)) * 8;
             idx[u] = static_cast<std::size_t>(n0 + r) * s.H + h0 + c;
             toff[u] = r * C::kLd + c;
-            detail::load8(W, wt, idx[u], w[u]);
-            detail::load8(m, st, idx[u], mm[u]);
-            if (p.opt == Optimizer::adamw) detail::load8(v, st, idx[u], vv[u]);
+            detail::load_state8(p, idx[u], W, wt, m, v, st, w[u], mm[u], vv[u]);
           }
         }
 #pragma unroll
@@ -173,16 +171,7 @@ __global__ void __launch_bounds__(kMathThreads + kEpiThreads, 1)
             if (grad_dump)
 #pragma unroll
               for (int k = 0; k < 8; ++k) grad_dump[idx[u] + k] = g[k];
-            if (p.opt == Optimizer::adamw) {
-#pragma unroll
-              for (int k = 0; k < 8; ++k) adamw_update(p, g[k], w[u][k], mm[u][k], vv[u][k]);
-              detail::store8(v, st, idx[u], vv[u]);
-            } else {
-#pragma unroll
-              for (int k = 0; k < 8; ++k) sgd_momentum_update(p, g[k], w[u][k], mm[u][k]);
-            }
-            detail::store8(m, st, idx[u], mm[u]);
-            detail::store8(W, wt, idx[u], w[u]);
+            detail::update_store8(p, g, idx[u], W, wt, m, v, st, w[u], mm[u], vv[u]);
           }
         }
       }

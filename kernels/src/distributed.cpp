@@ -54,23 +54,60 @@ struct Ctx {
   CublasWgrad* blas;
 };
 
-enum class Gemm { simt, cublas };
-const char* gname(Gemm g) { return g == Gemm::simt ? "simt" : "cublas"; }
+/// How a rank computes a block of its GEMM dY^T X.
+///  fused:  #8's fused wgrad kernel (launch_fused, tile configuration `cfg`)
+///          with the momentum_state epilogue: the state contribution is
+///          written from the accumulator, the gradient block never is;
+///  cublas: the block of the gradient itself, by cuBLAS (the standard
+///          data-parallel step's GEMM; it takes no seed).
+struct Gemm {
+  bool fused = false;
+  TileConfig cfg;
+  std::string name() const { return fused ? "fused " + cfg.name() : "cublas"; }
+};
+
+/// #8's fused kernel configuration `name` (e.g. "wgmma_128x128x64_tma2").
+TileConfig config_named(const std::string& name) {
+  for (const auto& list : {simt_configs(), wgmma_configs()})
+    for (const TileConfig& t : list)
+      if (t.name() == name) return t;
+  throw std::runtime_error("no tile configuration named " + name);
+}
+
+/// Why `gemm` cannot compute every rank's blocks (R shards of V rows, chunks
+/// of C rows) ("" when it can): the tensor-core engines need each chunk's
+/// rows to fill whole tiles and its dY columns to start 16-byte aligned.
+std::string gemm_unsupported(const Gemm& gemm, int BT, int V, int H, int C, int R) {
+  if (!gemm.fused || gemm.cfg.engine == Engine::simt) return "";
+  if (!wgmma_supported()) return "the wgmma engine needs compute capability 9.0";
+  for (int r = 0; r < R; ++r) {
+    const Shard s = shard_of(V, R, r);
+    for (int k = 0; k * C < s.rows; ++k) {
+      const int row0 = s.start + k * C, rows = std::min(C, s.rows - k * C);
+      const std::string why = unsupported_reason(gemm.cfg, Shape{BT, rows, H, V});
+      if (!why.empty()) return why;
+      if (row0 % 8) return "a chunk's first row " + std::to_string(row0) + " is not a multiple of 8";
+    }
+  }
+  return "";
+}
 
 /// Block [rows, H] of this rank's contribution for shard rows [row0, row0+rows):
 /// seeded with mu*B (owner) or not. Pads [rows, C) with zeros.
-void contribution_block(const Ctx& c, Gemm gemm, const bf16* dY, const bf16* X, int BT, int V,
-                        int H, int row0, int rows, int C, const float* seedB, float mu,
+void contribution_block(const Ctx& c, const Gemm& gemm, const bf16* dY, const bf16* X, int BT,
+                        int V, int H, int row0, int rows, int C, const float* seedB, float mu,
                         float* out) {
   if (rows > 0) {
-    if (gemm == Gemm::simt) {
-      FK_CHECK(launch_contribution(dY, X, BT, V, H, row0, rows, seedB, mu, out, c.stream));
+    if (gemm.fused) {
+      StepParams p;
+      p.opt = Optimizer::momentum_state;
+      p.momentum = mu;
+      p = make_step_params(p);
+      FK_CHECK(launch_fused(gemm.cfg, p, Shape{BT, rows, H, V}, dY + row0, X, nullptr, DType::f32,
+                            out, const_cast<float*>(seedB), DType::f32, nullptr, c.stream));
     } else {
-      // cuBLAS's epilogue applies the affine A: out = G + 1 * (mu*B).
-      if (seedB)
-        FK_CHECK(launch_scale(seedB, mu, out, static_cast<std::size_t>(rows) * H, c.stream));
-      const std::string e =
-          c.blas->gemm_rows(dY, V, X, BT, H, row0, rows, seedB ? 1.0f : 0.0f, out, c.stream);
+      if (seedB) throw std::logic_error("contribution_block: cuBLAS blocks take no seed");
+      const std::string e = c.blas->gemm_rows(dY, V, X, BT, H, row0, rows, 0.0f, out, c.stream);
       if (!e.empty()) throw std::runtime_error("cuBLAS: " + e);
     }
   }
@@ -83,7 +120,7 @@ void contribution_block(const Ctx& c, Gemm gemm, const bf16* dY, const bf16* X, 
 /// for chunk k of every shard into `send` [R, C, H] and NCCL reduce-scatters
 /// it straight into the owner's momentum shard. Then W_owned -= lr * B.
 /// `Bsh`: padded [nchunks*C, H]; `W`: full [V, H].
-void step_reduce_into_state(const Ctx& c, Gemm gemm, const bf16* dY, const bf16* X, int BT,
+void step_reduce_into_state(const Ctx& c, const Gemm& gemm, const bf16* dY, const bf16* X, int BT,
                             int V, int H, int C, float mu, float lr, float* Bsh, float* W,
                             float* send) {
   const Shard mine = shard_of(V, c.R, c.rank);
@@ -106,7 +143,7 @@ void step_reduce_into_state(const Ctx& c, Gemm gemm, const bf16* dY, const bf16*
 /// Standard data-parallel ZeRO-2 step: the full gradient [R, maxrows, H]
 /// (padded per shard), reduce-scatter of gradients into `gsh` [maxrows, H],
 /// then SGD-momentum on the owned shard.
-void step_baseline(const Ctx& c, Gemm gemm, const bf16* dY, const bf16* X, int BT, int V, int H,
+void step_baseline(const Ctx& c, const Gemm& gemm, const bf16* dY, const bf16* X, int BT, int V, int H,
                    float mu, float lr, float* Bsh, float* W, float* G, float* gsh) {
   const Shard mine = shard_of(V, c.R, c.rank);
   const int M = max_shard_rows(V, c.R);
@@ -156,13 +193,26 @@ std::string evidence_rank(const Ctx& c, bool* passed) {
     int V, H, BT, C;
     std::uint64_t seed;
   };
-  const std::vector<Case> cases = {{1001, 96, 128, 64, 1}, {256, 128, 64, 48, 2}};
-  std::string items;
+  // V = 1001 is divisible by no R in 2..16 except 7, 11, 13; the last case
+  // (V = 512 R) fills whole 128-row tiles for the tensor-core kernel.
+  const std::vector<Case> cases = {
+      {1001, 96, 128, 64, 1}, {256, 128, 64, 48, 2}, {512 * c.R, 256, 128, 128, 3}};
+  const Gemm fused_simt{true, config_named("simt_64x64x16")},
+      fused_wgmma{true, config_named("wgmma_128x128x64_tma2")}, cublas{};
+  std::string items, skipped;
   bool all = true;
+  int wgmma_cases = 0;
   double worst_B = 0, worst_W = 0;
   for (const Case& cs : cases)
-    for (Gemm gemm : {Gemm::simt, Gemm::cublas}) {
+    for (const Gemm& gemm : {fused_simt, fused_wgmma}) {
       const int V = cs.V, H = cs.H, BT = cs.BT, C = cs.C, R = c.R;
+      if (const std::string why = gemm_unsupported(gemm, BT, V, H, C, R); !why.empty()) {
+        skipped += std::string(skipped.empty() ? "" : ", ") + "{\"V\": " + std::to_string(V) +
+                   ", \"H\": " + std::to_string(H) + ", \"gemm\": " + jstr(gemm.name()) +
+                   ", \"why\": " + jstr(why) + "}";
+        continue;
+      }
+      wgmma_cases += gemm.cfg.engine == Engine::wgmma;
       const std::size_t n = static_cast<std::size_t>(V) * H;
       Rng init(cs.seed);
       const std::vector<float> B0 = randv(init, n, 0.1), W0 = randv(init, n, 0.5);
@@ -219,7 +269,7 @@ std::string evidence_rank(const Ctx& c, bool* passed) {
       const Diff risB = diff(gotB.data(), refB, own), risW = diff(gotW.data(), refW, own);
 
       reset_state(Bb);
-      step_baseline(c, gemm, dy.as<bf16>(), x.as<bf16>(), BT, V, H, mu, lr, Bb.as<float>(),
+      step_baseline(c, cublas, dy.as<bf16>(), x.as<bf16>(), BT, V, H, mu, lr, Bb.as<float>(),
                     W.as<float>(), G.as<float>(), gsh.as<float>());
       FK_CHECK(cudaStreamSynchronize(c.stream));
       fetch(Bb);
@@ -280,8 +330,9 @@ std::string evidence_rank(const Ctx& c, bool* passed) {
       worst_W = std::max(worst_W, risW.max_rel);
       items += std::string(items.empty() ? "" : ", ") + "{\"V\": " + std::to_string(V) +
                ", \"H\": " + std::to_string(H) + ", \"BT_per_rank\": " + std::to_string(BT) +
-               ", \"chunk_rows\": " + std::to_string(C) + ", \"gemm\": \"" + gname(gemm) +
-               "\", \"owned_rows\": [" + std::to_string(mine.start) + ", " +
+               ", \"chunk_rows\": " + std::to_string(C) +
+               ", \"reduce_into_state_gemm\": " + jstr(gemm.name()) +
+               ", \"data_parallel_gemm\": \"cublas\", \"owned_rows\": [" + std::to_string(mine.start) + ", " +
                std::to_string(mine.start + mine.rows) +
                "], \"reduce_into_state\": {\"B_max_rel_diff\": " + jnum(risB.max_rel) +
                ", \"W_max_rel_diff\": " + jnum(risW.max_rel) +
@@ -294,15 +345,19 @@ std::string evidence_rank(const Ctx& c, bool* passed) {
                ", \"adamw_v_on_partials_rel_error\": " + jnum(v_err) + ", \"passed\": " +
                jbool(ok) + "}";
     }
+  // On a Hopper GPU the tensor-core kernel must have run at least one case.
+  if (wgmma_supported() && wgmma_cases == 0) all = false;
   *passed = all;
   return "{\"rank\": " + std::to_string(c.rank) + ", \"device\": " + device_info_json() +
          ", \"passed\": " + jbool(all) + ", \"worst_B_max_rel_diff\": " + jnum(worst_B) +
          ", \"worst_W_max_rel_diff\": " + jnum(worst_W) + ", \"tolerance\": 1e-05, \"cases\": [" +
-         items + "]}";
+         items + "], \"skipped\": [" + skipped + "]}";
 }
 
 /// The distributed benchmark on this rank: one 4096 x 14336 weight (f32 W and
-/// momentum), BT 2048 tokens per rank, cuBLAS GEMMs in both schemes.
+/// momentum), BT 2048 tokens per rank. Reduce-into-state runs #8's fused
+/// kernel (momentum_state epilogue) in each of its fastest tensor-core
+/// configurations; the data-parallel baseline runs cuBLAS.
 std::string bench_rank(const Ctx& c, bool* passed) {
   const int V = 4096, H = 14336, BT = 2048, C = 512, R = c.R, reps = 10;
   const float mu = 0.9f, lr = 0.01f;
@@ -333,10 +388,11 @@ std::string bench_rank(const Ctx& c, bool* passed) {
     FK_CHECK(cudaStreamSynchronize(c.stream));
   };
   // Each scheme allocates its step temporaries from the stream-ordered pool.
+  Gemm fused{true, config_named("wgmma_128x128x64_tma2")};
   auto ris = [&](std::size_t* live) {
     void* send = nullptr;
     FK_CHECK(cudaMallocAsync(&send, static_cast<std::size_t>(R) * C * H * 4, c.stream));
-    step_reduce_into_state(c, Gemm::cublas, dy.as<bf16>(), x.as<bf16>(), BT, V, H, C, mu, lr,
+    step_reduce_into_state(c, fused, dy.as<bf16>(), x.as<bf16>(), BT, V, H, C, mu, lr,
                            Bs.as<float>(), W.as<float>(), static_cast<float*>(send));
     if (live) {
       FK_CHECK(cudaStreamSynchronize(c.stream));
@@ -348,7 +404,7 @@ std::string bench_rank(const Ctx& c, bool* passed) {
     void *G = nullptr, *gsh = nullptr;
     FK_CHECK(cudaMallocAsync(&G, static_cast<std::size_t>(R) * M * H * 4, c.stream));
     FK_CHECK(cudaMallocAsync(&gsh, static_cast<std::size_t>(M) * H * 4, c.stream));
-    step_baseline(c, Gemm::cublas, dy.as<bf16>(), x.as<bf16>(), BT, V, H, mu, lr, Bs.as<float>(),
+    step_baseline(c, Gemm{}, dy.as<bf16>(), x.as<bf16>(), BT, V, H, mu, lr, Bs.as<float>(),
                   W.as<float>(), static_cast<float*>(G), static_cast<float*>(gsh));
     if (live) {
       FK_CHECK(cudaStreamSynchronize(c.stream));
@@ -393,22 +449,37 @@ std::string bench_rank(const Ctx& c, bool* passed) {
     return Result{t[t.size() / 2], peak,
                   static_cast<long long>(live) - static_cast<long long>(base)};
   };
-  const Result r_ris = measure(ris), r_dp = measure(dp);
-  cudaEventDestroy(a);
-  cudaEventDestroy(b);
-  *passed = r_ris.pool_peak < grad_bytes && r_ris.live_growth < static_cast<long long>(grad_bytes) &&
-            r_dp.pool_peak >= grad_bytes;
   auto res = [](const Result& r) {
     return "{\"step_us_median\": " + jnum(r.median_us) +
            ", \"step_pool_peak_bytes\": " + std::to_string(r.pool_peak) +
            ", \"device_used_growth_bytes\": " + std::to_string(r.live_growth) + "}";
   };
+  // #8's three fastest tensor-core configurations; every one must keep the
+  // step's temporaries below one gradient.
+  bool small = true;
+  Result r_ris{1e300, 0, 0};
+  std::string per_config, best;
+  for (const char* name :
+       {"wgmma_128x128x64_tma2", "wgmma_128x128x64_tma", "wgmma_128x128x64_smem"}) {
+    fused = Gemm{true, config_named(name)};
+    const Result r = measure(ris);
+    small = small && r.pool_peak < grad_bytes &&
+            r.live_growth < static_cast<long long>(grad_bytes);
+    per_config += std::string(per_config.empty() ? "" : ", ") + jstr(name) + ": " + res(r);
+    if (r.median_us < r_ris.median_us) r_ris = r, best = name;
+  }
+  const Result r_dp = measure(dp);
+  cudaEventDestroy(a);
+  cudaEventDestroy(b);
+  *passed = small && r_dp.pool_peak >= grad_bytes;
   return "{\"rank\": " + std::to_string(c.rank) + ", \"device\": " + device_info_json() +
          ", \"V\": 4096, \"H\": 14336, \"BT_per_rank\": 2048, \"chunk_rows\": 512, "
-         "\"W\": \"f32\", \"momentum\": \"f32\", \"gemm\": \"cublas\", \"owned_rows\": [" +
+         "\"W\": \"f32\", \"momentum\": \"f32\", \"reduce_into_state_gemm\": \"fused " +
+         best + " (momentum_state epilogue)\", \"data_parallel_gemm\": \"cublas\", \"owned_rows\": [" +
          std::to_string(mine.start) + ", " + std::to_string(mine.start + mine.rows) +
          "], \"gradient_bytes_f32\": " + std::to_string(grad_bytes) +
-         ", \"reduce_into_state\": " + res(r_ris) + ", \"data_parallel\": " + res(r_dp) +
+         ", \"reduce_into_state\": " + res(r_ris) + ", \"reduce_into_state_by_config\": {" +
+         per_config + "}, \"data_parallel\": " + res(r_dp) +
          ", \"speedup\": " + jnum(r_dp.median_us / r_ris.median_us) +
          ", \"no_gradient_sized_buffer_in_reduce_into_state\": " + jbool(*passed) +
          ", \"method\": \"median of " + std::to_string(reps) +

@@ -25,7 +25,7 @@ std::vector<float> host_gradient_f32(const bf16* dY, const bf16* X, const Shape&
   // Sequential over tokens for every element; loop order t-outer keeps the
   // per-element order (t ascending) while streaming rows.
   for (int t = 0; t < s.BT; ++t) {
-    const bf16* dy = dY + static_cast<std::size_t>(t) * s.N;
+    const bf16* dy = dY + static_cast<std::size_t>(t) * dy_stride(s);
     const bf16* x = X + static_cast<std::size_t>(t) * s.H;
     for (int n = 0; n < s.N; ++n) {
       const float a = bf16_to_float(dy[n]);
@@ -60,7 +60,7 @@ void host_fused_step_tiled(const StepParams& p, const TileConfig& cfg, const bf1
         for (int c = 0; c < tile.cols; ++c) {
           float a = acc[static_cast<std::size_t>(r) * tile.cols + c];
           for (int t = t0; t < t1; ++t)
-            a = fk_fma(bf16_to_float(dY[static_cast<std::size_t>(t) * s.N + tile.n0 + r]),
+            a = fk_fma(bf16_to_float(dY[static_cast<std::size_t>(t) * dy_stride(s) + tile.n0 + r]),
                        bf16_to_float(X[static_cast<std::size_t>(t) * s.H + tile.h0 + c]), a);
           acc[static_cast<std::size_t>(r) * tile.cols + c] = a;
         }
@@ -81,11 +81,13 @@ void host_unfused_bf16_grad_step(const StepParams& p, const bf16* dY, const bf16
 
 void host_step_f64(const StepParams& p, const bf16* dY, const bf16* X, const Shape& s, double* W,
                    double* m, double* v) {
+  if (p.opt == Optimizer::momentum_state)
+    throw std::invalid_argument("host_step_f64: momentum_state has no float64 reference");
   const std::size_t n_el = static_cast<std::size_t>(s.N) * s.H;
   std::vector<double> g(n_el, 0.0);
   for (int t = 0; t < s.BT; ++t)
     for (int n = 0; n < s.N; ++n) {
-      const double a = bf16_to_float(dY[static_cast<std::size_t>(t) * s.N + n]);
+      const double a = bf16_to_float(dY[static_cast<std::size_t>(t) * dy_stride(s) + n]);
       for (int h = 0; h < s.H; ++h)
         g[static_cast<std::size_t>(n) * s.H + h] +=
             a * static_cast<double>(bf16_to_float(X[static_cast<std::size_t>(t) * s.H + h]));

@@ -28,7 +28,7 @@ void host_contribution(const float* B, const float* G, int H, int row0, int rows
     for (int h = 0; h < H; ++h) {
       const std::size_t i = static_cast<std::size_t>(row0 + r) * H + h;
       const float g = G[i];
-      out[static_cast<std::size_t>(r) * H + h] = own ? fk_add(fk_mul(mu, B[i]), g) : g;
+      out[static_cast<std::size_t>(r) * H + h] = momentum_contribution(mu, g, own, own ? B[i] : 0.0f);
     }
   }
 }

@@ -43,8 +43,11 @@ std::vector<Tile> partition(int N, int H, const TileConfig& cfg) {
 
 std::string unsupported_reason(const TileConfig& cfg, const Shape& s) {
   if (s.BT <= 0 || s.N <= 0 || s.H <= 0) return "shape must be positive";
+  if (s.ldy != 0 && s.ldy < s.N) return "dY's row stride ldy must be 0 or >= N";
   if (cfg.engine != Engine::simt) {
     const std::string e = cfg.engine == Engine::mma ? "mma" : "wgmma";
+    // 16-byte loads (cp.async, TMA) of dY rows need a stride of 8 bf16.
+    if (dy_stride(s) % 8) return e + " engine needs dY's row stride % 8 == 0";
     if (s.N % cfg.bm) return e + " engine needs N % " + std::to_string(cfg.bm) + " == 0";
     if (s.H % cfg.bn) return e + " engine needs H % " + std::to_string(cfg.bn) + " == 0";
     if (s.BT % cfg.bk) return e + " engine needs BT % " + std::to_string(cfg.bk) + " == 0";

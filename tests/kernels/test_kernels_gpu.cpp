@@ -49,4 +49,87 @@ TEST_F(Gpu, RejectsShapesTheTensorCoreKernelCannotTake) {
             cudaErrorInvalidValue);
 }
 
+// The distributed path's use of #8's kernels (P3): with Optimizer::
+// momentum_state on a column window of a wider dY (Shape::ldy), every engine
+// writes m = fl(mu*seed) + g (seeded) or g (unseeded) from its own
+// accumulator, leaves W alone, and accumulates the window exactly as it does
+// the same columns copied into a dense dY (same bits).
+TEST_F(Gpu, MomentumStateEpilogueOnAColumnWindow) {
+  const int BT = 128, V = 384, H = 256, row0 = 128, rows = 128;
+  const float mu = 0.9f;
+  fk::Rng rng(41);
+  const auto dY = fk::random_bf16(rng, static_cast<std::size_t>(BT) * V, 1.0);
+  const auto X = fk::random_bf16(rng, static_cast<std::size_t>(BT) * H, 1.0);
+  std::vector<fk::bf16> dYw(static_cast<std::size_t>(BT) * rows);  // the window, dense
+  for (int t = 0; t < BT; ++t)
+    for (int r = 0; r < rows; ++r) dYw[t * rows + r] = dY[static_cast<std::size_t>(t) * V + row0 + r];
+  const std::size_t n = static_cast<std::size_t>(rows) * H;
+  std::vector<float> seed(n);
+  for (auto& x : seed) x = static_cast<float>(rng.normal());
+  auto dev = [](const void* host, std::size_t bytes) {
+    void* p = nullptr;
+    EXPECT_EQ(cudaMalloc(&p, bytes), cudaSuccess);
+    if (host) EXPECT_EQ(cudaMemcpy(p, host, bytes, cudaMemcpyHostToDevice), cudaSuccess);
+    return p;
+  };
+  auto* d_dY = static_cast<fk::bf16*>(dev(dY.data(), dY.size() * 2));
+  auto* d_dYw = static_cast<fk::bf16*>(dev(dYw.data(), dYw.size() * 2));
+  auto* d_X = static_cast<fk::bf16*>(dev(X.data(), X.size() * 2));
+  auto* d_seed = static_cast<float*>(dev(seed.data(), n * 4));
+  auto* d_m = static_cast<float*>(dev(nullptr, n * 4));
+  auto* d_W = static_cast<float*>(dev(nullptr, n * 4));
+  auto* d_m2 = static_cast<float*>(dev(nullptr, n * 4));
+  auto* d_dump = static_cast<float*>(dev(nullptr, n * 4));
+  auto* d_dump_dense = static_cast<float*>(dev(nullptr, n * 4));
+  std::vector<fk::TileConfig> cfgs = {fk::simt_configs()[1], fk::mma_configs()[0]};
+  if (fk::wgmma_supported())
+    for (const auto& c : fk::wgmma_configs()) cfgs.push_back(c);
+  fk::StepParams contrib;
+  contrib.opt = fk::Optimizer::momentum_state;
+  contrib.momentum = mu;
+  contrib = fk::make_step_params(contrib);
+  fk::StepParams sgd = contrib;
+  sgd.opt = fk::Optimizer::sgd_momentum;
+  const std::vector<float> host_g =
+      fk::host_gradient_f32(dY.data() + row0, X.data(), fk::Shape{BT, rows, H, V});
+  for (const fk::TileConfig& cfg : cfgs)
+    for (bool seeded : {true, false}) {
+      SCOPED_TRACE(cfg.name() + (seeded ? " seeded" : " unseeded"));
+      ASSERT_EQ(cudaMemset(d_m, 0xff, n * 4), cudaSuccess);  // NaN: every element must be written
+      ASSERT_EQ(fk::launch_fused(cfg, contrib, fk::Shape{BT, rows, H, V}, d_dY + row0, d_X, nullptr,
+                                 fk::DType::f32, d_m, seeded ? d_seed : nullptr, fk::DType::f32,
+                                 d_dump, 0),
+                cudaSuccess);
+      ASSERT_EQ(cudaMemset(d_W, 0, n * 4), cudaSuccess);
+      ASSERT_EQ(cudaMemset(d_m2, 0, n * 4), cudaSuccess);
+      ASSERT_EQ(cudaMemset(d_dump_dense, 0, n * 4), cudaSuccess);
+      ASSERT_EQ(fk::launch_fused(cfg, sgd, fk::Shape{BT, rows, H}, d_dYw, d_X, d_W, fk::DType::f32,
+                                 d_m2, nullptr, fk::DType::f32, d_dump_dense, 0),
+                cudaSuccess);
+      ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+      std::vector<float> m(n), g(n), gd(n);
+      ASSERT_EQ(cudaMemcpy(m.data(), d_m, n * 4, cudaMemcpyDeviceToHost), cudaSuccess);
+      ASSERT_EQ(cudaMemcpy(g.data(), d_dump, n * 4, cudaMemcpyDeviceToHost), cudaSuccess);
+      ASSERT_EQ(cudaMemcpy(gd.data(), d_dump_dense, n * 4, cudaMemcpyDeviceToHost), cudaSuccess);
+      for (std::size_t i = 0; i < n; ++i) {
+        ASSERT_EQ(g[i], gd[i]) << "window vs dense accumulator, element " << i;
+        ASSERT_EQ(m[i], fk::momentum_contribution(mu, g[i], seeded, seeded ? seed[i] : 0.0f))
+            << "element " << i;
+        if (cfg.engine == fk::Engine::simt) ASSERT_EQ(g[i], host_g[i]) << "element " << i;
+      }
+    }
+  for (void* p : {static_cast<void*>(d_dY), static_cast<void*>(d_dYw), static_cast<void*>(d_X),
+                  static_cast<void*>(d_seed), static_cast<void*>(d_m), static_cast<void*>(d_W), static_cast<void*>(d_m2),
+                  static_cast<void*>(d_dump), static_cast<void*>(d_dump_dense)})
+    cudaFree(p);
+  // A window that does not start on a 16-byte boundary is refused by the
+  // tensor-core engines rather than misread.
+  fk::StepParams p = contrib;
+  EXPECT_EQ(fk::launch_fused(fk::mma_configs()[0], p, fk::Shape{BT, rows, H, V},
+                             reinterpret_cast<const fk::bf16*>(0x1002), nullptr, nullptr,
+                             fk::DType::f32, reinterpret_cast<float*>(0x1000), nullptr,
+                             fk::DType::f32, nullptr, 0),
+            cudaErrorMisalignedAddress);
+}
+
 }  // namespace

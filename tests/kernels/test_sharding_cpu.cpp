@@ -3,6 +3,7 @@
 // NCCL run checks the same on hardware).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "fusecert/kernels/host_reference.h"
@@ -90,6 +91,58 @@ TEST(ReduceIntoState, ContributionsSumToMomentumUpdate) {
         }
       }
     }
+}
+
+// The distributed path's GEMM on the host: #8's fused step with the
+// momentum_state epilogue, run per rank and per chunk on a column window of
+// that rank's dY [BT, V] (Shape::ldy = V), writes exactly host_contribution of
+// the rank's gradient for those rows (seeded from B on the owner, unseeded
+// elsewhere) and never touches W. Tiled and one-shot forms agree bit for bit.
+TEST(ReduceIntoState, FusedMomentumStateEpilogueWritesTheContribution) {
+  const int H = 24, BT = 40, C = 5;
+  const float mu = 0.9f;
+  for (int R : {1, 2, 3, 8})
+    for (int V : {13, 64}) {
+      fk::Rng rng(300 + R * 11 + V);
+      const std::size_t n = static_cast<std::size_t>(V) * H;
+      const std::vector<float> B = randv(rng, n, 1.0);
+      for (int rank = 0; rank < R; ++rank) {
+        const auto dY = fk::random_bf16(rng, static_cast<std::size_t>(BT) * V, 1.0);
+        const auto X = fk::random_bf16(rng, static_cast<std::size_t>(BT) * H, 1.0);
+        const std::vector<float> G = fk::host_gradient_f32(dY.data(), X.data(), fk::Shape{BT, V, H});
+        std::vector<float> want(n);
+        fk::host_contribution(B.data(), G.data(), H, 0, V, V, R, rank, mu, want.data());
+        fk::StepParams p;
+        p.opt = fk::Optimizer::momentum_state;
+        p.momentum = mu;
+        p = fk::make_step_params(p);
+        for (int r = 0; r < R; ++r) {  // every shard's blocks, as the GPU path launches them
+          const fk::Shard s = fk::shard_of(V, R, r);
+          for (int row0 = s.start; row0 < s.start + s.rows; row0 += C) {
+            const int rows = std::min(C, s.start + s.rows - row0);
+            const fk::Shape win{BT, rows, H, V};
+            const float* seed = r == rank ? B.data() + static_cast<std::size_t>(row0) * H : nullptr;
+            std::vector<float> out(static_cast<std::size_t>(rows) * H, -7.0f), tiled = out;
+            fk::host_fused_step(p, dY.data() + row0, X.data(), win, nullptr, fk::DType::f32,
+                                out.data(), const_cast<float*>(seed), fk::DType::f32);
+            fk::host_fused_step_tiled(p, fk::simt_configs()[2], dY.data() + row0, X.data(), win,
+                                      nullptr, fk::DType::f32, tiled.data(),
+                                      const_cast<float*>(seed), fk::DType::f32);
+            for (std::size_t i = 0; i < out.size(); ++i) {
+              const std::size_t j = static_cast<std::size_t>(row0) * H + i;
+              ASSERT_EQ(out[i], want[j]) << "R=" << R << " V=" << V << " rank=" << rank
+                                         << " row0=" << row0 << " i=" << i;
+              ASSERT_EQ(tiled[i], out[i]);
+            }
+          }
+        }
+      }
+    }
+  // A stride below the window's width is refused by the kernels' shape check.
+  EXPECT_FALSE(fk::unsupported_reason(fk::simt_configs()[0], fk::Shape{16, 8, 8, 4}).empty());
+  EXPECT_TRUE(fk::unsupported_reason(fk::simt_configs()[0], fk::Shape{16, 8, 8, 13}).empty());
+  EXPECT_FALSE(fk::unsupported_reason(fk::wgmma_configs()[0], fk::Shape{64, 128, 128, 130}).empty());
+  EXPECT_TRUE(fk::unsupported_reason(fk::wgmma_configs()[0], fk::Shape{64, 128, 128, 136}).empty());
 }
 
 // The negative case: AdamW's v on per-rank partials is not the v of the sum.

@@ -26,14 +26,20 @@ bool wgmma_supported();
 /// (one of simt_configs() / mma_configs() / wgmma_configs(); wgmma needs
 /// wgmma_supported(), else cudaErrorNotSupported). `grad_dump` (nullable, [N, H]
 /// f32, tests only) receives the binary32 accumulator the epilogue used.
-/// Returns cudaErrorInvalidValue when `cfg` is unknown or cannot take `s`.
+/// Returns cudaErrorInvalidValue when `cfg` is unknown or cannot take `s`,
+/// cudaErrorMisalignedAddress when a tensor-core engine gets a dY that is not
+/// 16-byte aligned. With p.opt == momentum_state (P3's reduce-into-state) the
+/// epilogue writes the state contribution into m, seeded from v (nullable)
+/// and W may be null; dY may then be a column window (s.ldy) of a rank's
+/// [BT, V] output gradient.
 cudaError_t launch_fused(const TileConfig& cfg, const StepParams& p, const Shape& s,
                          const bf16* dY, const bf16* X, void* W, DType wt, void* m, void* v,
                          DType st, float* grad_dump, cudaStream_t stream);
 
 /// The elementwise optimizer of the unfused baseline: reads g [n] (storage
 /// gt: f32 or bf16) and updates W, m, v [n] in the same operation order as
-/// the fused epilogue.
+/// the fused epilogue (AdamW or SGD-momentum; momentum_state is refused with
+/// cudaErrorInvalidValue).
 cudaError_t launch_optimizer(const StepParams& p, const void* g, DType gt, std::size_t n, void* W,
                              DType wt, void* m, void* v, DType st, cudaStream_t stream);
 

@@ -5,7 +5,10 @@
 //
 // Shapes: W [V, H] f32 (replicated, each rank updates its owned rows), B
 // (momentum) f32 sharded by rows (sharding.h); per rank dY [BT, V], X [BT, H]
-// bf16 (its own tokens).
+// bf16 (its own tokens). Each rank's state contribution for a chunk of a
+// shard is produced by #8's fused wgrad kernel (launch_fused with
+// Optimizer::momentum_state on a column window of dY): the gradient block
+// lives only in the accumulator, and NCCL reduce-scatters the contributions.
 #pragma once
 #include <cuda_runtime.h>
 
@@ -15,15 +18,6 @@
 
 namespace fusecert::kernels {
 
-/// out [rows, H] = (seed ? fl(mu*seed) : 0) + (dY^T X)[row0 .. row0+rows), the
-/// GEMM computed sequentially over this rank's tokens (simt K order) and
-/// consumed in the epilogue. dY [BT, N] (row0 + rows <= N), X [BT, H].
-cudaError_t launch_contribution(const bf16* dY, const bf16* X, int BT, int N, int H, int row0,
-                                int rows, const float* seed, float mu, float* out,
-                                cudaStream_t stream);
-/// out[i] = fl(mu * in[i]).
-cudaError_t launch_scale(const float* in, float mu, float* out, std::size_t n,
-                         cudaStream_t stream);
 /// W[i] = fl(W[i] - fl(lr * B[i])) (SGD weight update from the reduced state).
 cudaError_t launch_weight_from_state(const float* B, float lr, float* W, std::size_t n,
                                      cudaStream_t stream);

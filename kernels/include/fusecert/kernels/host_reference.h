@@ -12,7 +12,7 @@
 namespace fusecert::kernels {
 
 /// g [N, H] binary32 = dY^T X, sequential over tokens (the simt K order).
-/// dY: [BT, N] bf16; X: [BT, H] bf16.
+/// dY: [BT, dy_stride(s)] bf16 (columns [0, N) are read); X: [BT, H] bf16.
 std::vector<float> host_gradient_f32(const bf16* dY, const bf16* X, const Shape& s);
 
 /// Apply the optimizer to every element of W/m/v [N, H] with gradient g [N, H].

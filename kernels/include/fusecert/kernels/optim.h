@@ -13,6 +13,10 @@
 // host, rounded to binary32 and passed to every kernel: one division and one
 // square root per element instead of three divisions and a square root.
 // SGD with momentum (heavy ball):  B_t = mu*B + g;  W_t = W - lr*B_t.
+// Momentum state contribution (P3, reduce-into-state): the affine state
+// update A alone, C = mu*S + g on the rank that owns the rows (seed S) and
+// C = g on every other rank, W untouched; the ranks' C are then summed by a
+// reduce-scatter into the owner's B_t (propositions.md §P3).
 // With bf16 state, m/v are computed in binary32 from the widened state, the
 // weight update uses these binary32 values, and m/v are stored rounded to bf16.
 #pragma once
@@ -20,7 +24,14 @@
 
 namespace fusecert::kernels {
 
-enum class Optimizer : int { adamw = 0, sgd_momentum = 1 };
+enum class Optimizer : int {
+  adamw = 0,
+  sgd_momentum = 1,
+  /// P3: write the state contribution C = fl(mu*S) + g (seed S given) or
+  /// C = g (no seed) into `m`; the seed S is read from the `v` argument
+  /// (nullable); W is neither read nor written.
+  momentum_state = 2,
+};
 
 /// Per-step scalars, all binary32, precomputed on the host (make_step_params).
 struct StepParams {
@@ -59,10 +70,23 @@ FK_HD void sgd_momentum_update(const StepParams& p, float g, float& w, float& b)
   w = fk_sub(w, fk_mul(p.lr, b));
 }
 
+/// One momentum state contribution (P3): fl(mu*seed) + g with a seed, else g.
+FK_HD float momentum_contribution(float mu, float g, bool seeded, float seed) {
+  return seeded ? fk_add(fk_mul(mu, seed), g) : g;
+}
+
 /// Apply the optimizer to element i of W [*, *] and its state buffers.
 /// W: storage wt; m, v: storage st (v unused for SGD and may be null).
+/// momentum_state: m[i] = contribution with seed v[i] (v nullable); W unused.
 FK_HD void apply_element(const StepParams& p, float g, void* W, DType wt, void* m, void* v,
                          DType st, std::size_t i) {
+  if (p.opt == Optimizer::momentum_state) {
+    const bool seeded = v != nullptr;
+    store_from_float(m, st, i,
+                     momentum_contribution(p.momentum, g, seeded,
+                                           seeded ? load_as_float(v, st, i) : 0.0f));
+    return;
+  }
   float w = load_as_float(W, wt, i);
   float mm = load_as_float(m, st, i);
   if (p.opt == Optimizer::adamw) {

@@ -6,14 +6,22 @@
 #include <string>
 #include <vector>
 
+#include "fusecert/kernels/fp.h"
+
 namespace fusecert::kernels {
 
 /// Problem shape: dY [BT, N], X [BT, H] (bf16, row-major); W, m, v [N, H].
+/// dY may be a column window of a wider [BT, ldy] matrix (a row shard of W
+/// in the distributed path, P3): row t of dY starts ldy elements after row t-1.
 struct Shape {
-  int BT = 0;  ///< tokens (the GEMM's K)
-  int N = 0;   ///< output features (rows of W)
-  int H = 0;   ///< input features (columns of W)
+  int BT = 0;   ///< tokens (the GEMM's K)
+  int N = 0;    ///< output features (rows of W)
+  int H = 0;    ///< input features (columns of W)
+  int ldy = 0;  ///< row stride of dY in elements; 0 means N (dense)
 };
+
+/// The row stride of dY in elements (s.ldy, or N when it is 0).
+FK_HD int dy_stride(const Shape& s) { return s.ldy != 0 ? s.ldy : s.N; }
 
 /// How a tile computes its accumulators.
 enum class Engine : int {
