@@ -4,13 +4,7 @@
 # unsharded run byte for byte (N = 1, 3, 5); merge fails closed (missing,
 # repeated or tampered shards); every certificate re-checks with check-cert.
 # Usage: certify_tree_test.sh FUSECERT SRCDIR
-set -u
-BIN=$1
-SRC=$2
-W=$(mktemp -d)
-trap 'rm -rf "$W"' EXIT
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+. "$(dirname "$0")/lib.sh"
 has() { grep -q -- "$2" "$1" || fail "$1 lacks '$2': $(head -c 600 "$1")"; }
 # certify OUT WANT ARGS... (run from the current folder)
 certify() {
@@ -142,5 +136,4 @@ for f in json.load(open('$W/m3/index.json'))['files']:
   "$BIN" check-cert $certs --ir "$f" >"$W/cc.out" 2>&1 || fail "check-cert $f: $(head -c 600 "$W/cc.out")"
 done
 
-[ $fails -eq 0 ] && echo PASS
-exit $fails
+finish

@@ -6,14 +6,8 @@
 # not expand the patterns (without globstar it reads `**` as `*` and
 # silently drops files at other depths); fusecert expands them.
 # Usage: ci_workflow_test.sh FUSECERT SRCDIR [WORKFLOW]
-set -u
-BIN=$1
-SRC=$2
+. "$(dirname "$0")/lib.sh"
 WF=${3:-$SRC/docs/ci/github-actions.yml}
-W=$(mktemp -d)
-trap 'rm -rf "$W"' EXIT
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 
 # The certify step's script, with the matrix value filled in.
 python3 - "$WF" >"$W/certify.sh" <<'PY' || { echo "FAIL: no certify step in $WF"; exit 1; }
@@ -59,5 +53,4 @@ cmp -s "$W/want" "$W/got" || fail "the index lists other files than the patterns
 (cd "$W" && rm -rf shard && env IR_PATHS='nothing/**/*.mlir' SHARDS=1 bash -eo pipefail "$W/certify.sh") >"$W/none.log" 2>&1 &&
   fail "a pattern that matches nothing must fail the job: $(tail -5 "$W/none.log")"
 
-[ $fails -eq 0 ] && echo PASS
-exit $fails
+finish

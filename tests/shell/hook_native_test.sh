@@ -5,21 +5,8 @@
 # printed; the fixed commit goes through; a staged .mlir with an illegal
 # fusion is rejected.
 # Usage: hook_native_test.sh FUSECERT SRCDIR
-set -u
-BIN=$1
-SRC=$2
-W=$(mktemp -d)
-trap 'rm -rf "$W"' EXIT
-export HOME="$W" GIT_CONFIG_NOSYSTEM=1 GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@example.com \
-  GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@example.com
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-commit() {  # commit NAME WANT_STATUS MESSAGE
-  git commit -q -m "$3" >"$W/$1.log" 2>&1
-  got=$?
-  [ "$got" -eq "$2" ] || fail "$1: git commit exit $got, expected $2: $(cat "$W/$1.log")"
-}
-has() { grep -q -- "$2" "$W/$1" || fail "$1 lacks '$2': $(head -c 800 "$W/$1")"; }
+. "$(dirname "$0")/lib.sh"
+git_identity
 
 git init -q "$W/repo" && cd "$W/repo" || exit 1
 today=$(date -u +%F)
@@ -34,7 +21,7 @@ printf '#!/bin/sh\necho foreign hook ran\n' >.git/hooks/pre-commit
 chmod +x .git/hooks/pre-commit
 "$BIN" hook install >"$W/i1.out" 2>"$W/i1.err"
 [ $? -eq 2 ] || fail "install over a foreign hook: expected exit 2"
-has i1.err "a pre-commit hook fusecert did not write is already there"
+contains i1.err "a pre-commit hook fusecert did not write is already there"
 grep -q "foreign hook ran" .git/hooks/pre-commit || fail "the foreign hook was changed"
 "$BIN" hook install --force >"$W/i2.out" 2>&1 || fail "install --force: $(cat "$W/i2.out")"
 [ -x .git/hooks/pre-commit ] && grep -q "fusecert-hook" .git/hooks/pre-commit || fail "hook not installed"
@@ -45,9 +32,9 @@ grep -q "foreign hook ran" .git/hooks/pre-commit.fusecert-saved || fail "foreign
 sed '/^plan_state:/d' docs/audit/FUSION_PLAN.md >"$W/p" && mv "$W/p" docs/audit/FUSION_PLAN.md
 git add docs/audit/FUSION_PLAN.md
 commit bad 1 "plan without plan_state"
-has bad.log "frontmatter.plan-state"
-has bad.log "FUSION_PLAN.md"
-has bad.log "commit rejected"
+contains bad.log "frontmatter.plan-state"
+contains bad.log "FUSION_PLAN.md"
+contains bad.log "commit rejected"
 [ "$(git rev-list --count HEAD)" -eq 1 ] || fail "the bad commit landed"
 
 # The fixed commit goes through.
@@ -62,7 +49,7 @@ cp "$SRC/fixtures/ir/global_clip_linalg.mlir" ir/
 cp "$SRC/fixtures/ir/layer_clip_linalg.mlir" ir/
 git add ir/global_clip_linalg.mlir
 commit ir_bad 1 "illegal fusion"
-has ir_bad.log "error: \[P2\]"
+contains ir_bad.log "error: \[P2\]"
 git reset -q
 git add ir/layer_clip_linalg.mlir
 commit ir_good 0 "legal fusion (the illegal file is not staged)"
@@ -73,10 +60,10 @@ grep -q "foreign hook ran" .git/hooks/pre-commit || fail "the foreign hook was n
 [ -e .git/hooks/pre-commit.fusecert-saved ] && fail "the saved copy is still there"
 git add ir/global_clip_linalg.mlir
 commit after 0 "after uninstall"
-has after.log "foreign hook ran"
+contains after.log "foreign hook ran"
 "$BIN" hook uninstall >/dev/null 2>"$W/u2.err"
 [ $? -eq 2 ] || fail "uninstall with no fusecert hook: expected exit 2"
-has u2.err "no fusecert hook installed"
+contains u2.err "no fusecert hook installed"
 "$BIN" hook install --repo "$W/nope" >/dev/null 2>"$W/nr.err"
 [ $? -eq 2 ] || fail "install outside a repository: expected exit 2"
 
@@ -89,7 +76,7 @@ has u2.err "no fusecert hook installed"
 W2=$(cd "$W" && pwd -P)
 mkdir "$W2/outer" && git init -q "$W2/outer/repo2" && mkdir -p "$W2/outer/repo2/sub/deeper" || exit 1
 (cd "$W2/outer/repo2/sub" && "$BIN" hook install) >"$W/s1.out" 2>&1 || fail "install from a subfolder: $(cat "$W/s1.out")"
-has s1.out "installed $W2/outer/repo2/.git/hooks/pre-commit"
+contains s1.out "installed $W2/outer/repo2/.git/hooks/pre-commit"
 grep -q fusecert-hook "$W2/outer/repo2/.git/hooks/pre-commit" 2>/dev/null || fail "install from a subfolder: no hook in repo2/.git/hooks"
 [ -e "$W2/outer/.git" ] && fail "install from a subfolder created $W2/outer/.git"
 (cd "$W2/outer/repo2/sub/deeper" && "$BIN" hook uninstall) >"$W/s2.out" 2>&1 || fail "uninstall from a subfolder: $(cat "$W/s2.out")"
@@ -116,8 +103,7 @@ printf '#!/bin/sh\necho "stand-in fusecert ran: $*"\n' >"$W/fake" && chmod +x "$
 echo "# x" >"$W2/outer/wt/sub/x.md"
 (cd "$W2/outer/wt/sub" && git add x.md && FUSECERT="$W/fake" git commit -q -m wt) >"$W/s8.out" 2>&1 ||
   fail "worktree commit: $(cat "$W/s8.out")"
-has s8.out "stand-in fusecert ran: docs sub/x.md"
+contains s8.out "stand-in fusecert ran: docs sub/x.md"
 (cd "$W2/outer/wt/sub" && "$BIN" hook uninstall) >"$W/s9.out" 2>&1 || fail "uninstall in a worktree: $(cat "$W/s9.out")"
 
-[ $fails -eq 0 ] && echo PASS
-exit $fails
+finish

@@ -5,24 +5,12 @@
 # the finding printed, the fixed commit goes through, an illegal fusion in a
 # staged .mlir is rejected.
 # Usage: hook_precommit_test.sh FUSECERT SRCDIR PRE_COMMIT
-set -u
-BIN=$1
-SRC=$2
+. "$(dirname "$0")/lib.sh"
 PC=$3
-W=$(mktemp -d)
-trap 'rm -rf "$W"' EXIT
-export HOME="$W" PRE_COMMIT_HOME="$W/cache" GIT_CONFIG_NOSYSTEM=1 GIT_AUTHOR_NAME=t \
-  GIT_AUTHOR_EMAIL=t@example.com GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@example.com
+git_identity
+export PRE_COMMIT_HOME="$W/cache"
 PATH="$(dirname "$BIN"):$PATH"
 export PATH
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-commit() {
-  git commit -q -m "$3" >"$W/$1.log" 2>&1
-  got=$?
-  [ "$got" -eq "$2" ] || fail "$1: git commit exit $got, expected $2: $(cat "$W/$1.log")"
-}
-has() { grep -q -- "$2" "$W/$1" || fail "$1 lacks '$2': $(head -c 800 "$W/$1")"; }
 [ "$(command -v fusecert)" = "$BIN" ] || [ "$(command -v fusecert)" = "$(dirname "$BIN")/fusecert" ] || fail "fusecert not first on PATH"
 
 # The hooks repository: this repository's hook definitions.
@@ -50,9 +38,9 @@ git add . && git commit -q -m base || exit 1
 sed '/^plan_state:/d' docs/audit/FUSION_PLAN.md >"$W/p" && mv "$W/p" docs/audit/FUSION_PLAN.md
 git add docs/audit/FUSION_PLAN.md
 commit bad 1 "plan without plan_state"
-has bad.log "fusecert docs (audit documents)"
-has bad.log "frontmatter.plan-state"
-has bad.log "Failed"
+contains bad.log "fusecert docs (audit documents)"
+contains bad.log "frontmatter.plan-state"
+contains bad.log "Failed"
 [ "$(git rev-list --count HEAD)" -eq 1 ] || fail "the bad commit landed"
 
 sed 's/^audit_role: plan$/audit_role: plan\nplan_state: landing/' docs/audit/FUSION_PLAN.md >"$W/p" && mv "$W/p" docs/audit/FUSION_PLAN.md
@@ -63,13 +51,12 @@ commit fixed 0 "plan with plan_state"
 cp "$SRC/fixtures/ir/global_clip_linalg.mlir" ir/
 git add ir/global_clip_linalg.mlir
 commit ir_bad 1 "illegal fusion"
-has ir_bad.log "fusecert certify (fusion legality of .mlir)"
-has ir_bad.log "error: \[P2\]"
+contains ir_bad.log "fusecert certify (fusion legality of .mlir)"
+contains ir_bad.log "error: \[P2\]"
 git rm -q --cached ir/global_clip_linalg.mlir
 cp "$SRC/fixtures/ir/layer_clip_linalg.mlir" ir/
 git add ir/layer_clip_linalg.mlir
 rm ir/global_clip_linalg.mlir
 commit ir_good 0 "legal fusion"
 
-[ $fails -eq 0 ] && echo PASS
-exit $fails
+finish

@@ -3,13 +3,7 @@
 # terminal; text and JSON answers; exit 0 answered, 2 error (fail closed).
 # Also the shell reading commands from a pipe.
 # Usage: query_test.sh FUSECERT SRCDIR
-set -u
-BIN=$1
-SRC=$2
-W=$(mktemp -d)
-trap 'rm -rf "$W"' EXIT
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+. "$(dirname "$0")/lib.sh"
 # run NAME EXPECTED_STATUS ARGS... : runs fusecert ARGS, keeps out/err, checks the status
 run() {
   name=$1 want=$2
@@ -18,7 +12,6 @@ run() {
   got=$?
   [ "$got" -eq "$want" ] || fail "$name: exit $got, expected $want: $(cat "$W/$name.err")"
 }
-contains() { grep -q -- "$2" "$W/$1" || fail "$1 lacks '$2': $(head -c 600 "$W/$1")"; }
 json() { python3 -c "import json,sys; d=json.load(open('$W/$1')); sys.exit(0 if ($2) else 1)" || fail "$1: not ($2)"; }
 
 # The newcomer's question: why P2 fails at beta1 = 0.9, what changes at beta1 = 0.
@@ -63,5 +56,4 @@ contains pipe.out "sat"
 contains pipe.err "unknown command 'prov'"
 [ "$(grep -c '^P1 ' "$W/pipe.out")" -eq 1 ] || fail "piped shell: commands after quit ran"
 
-[ $fails -eq 0 ] && echo PASS
-exit $fails
+finish
