@@ -64,6 +64,13 @@ InputReport certify_text(const std::string& text, const std::string& file, unsig
       });
     for (auto& th : pool) th.join();
   }
+  // Collectives with keys fusecert cannot model, outside the ones the P3
+  // guard reported on a candidate: fail closed like an unknown op.
+  {
+    std::vector<int> reported;
+    for (auto& c : r.candidates) reported.insert(reported.end(), c.collectives.begin(), c.collectives.end());
+    for (auto& d : ir::collective_key_diags(m, reported)) r.diags.push_back({"error", "", "input", d.loc, d.message, {}});
+  }
   // Unknown ops make every verdict in the module unsafe to trust: fail closed.
   bool unknown = false;
   for (auto& d : r.diags) unknown = unknown || (d.rule == "input" && d.severity == "error");

@@ -147,6 +147,7 @@ CandidateReport check_candidate(const ir::Module& m, const ir::Candidate& c, uns
   guard_single_use(g);
   guard_k_whole(g);
   guard_clip_scope(g);
+  guard_reduce_into_state(g);
   guard_routing(g);
   guard_locality(g);
   guard_accumulator(g);

@@ -8,6 +8,7 @@
 //   single use       single_use.cpp     P1   (+ consumer recognition by proof)
 //   K whole          k_whole.cpp        P1
 //   clip scope       clip_scope.cpp     P2
+//   reduce into state reduce_into_state.cpp P3
 //   routing          routing.cpp        P5
 //   state locality   locality.cpp       P9
 //   accumulator      accumulator.cpp    P6
@@ -78,6 +79,9 @@ struct CandidateReport {
   std::string residency;               ///< "tile" | "layer" | "" (not decided)
   int weight_value = -1;               ///< the weight W the consumer updates (value id)
   std::vector<int> state_values;       ///< the optimizer state it reads (m, v / B), value ids
+  std::vector<std::string> roles;      ///< linalg.generic consumer proven: role of each input ("W", "g", "m", ...)
+  std::vector<std::string> outputs;    ///< ... and of each yielded value ("W1", "m1", ...)
+  std::vector<int> collectives;        ///< collectives on the consumer's outputs the P3 guard checked (op ids)
   std::string verdict;                 ///< "legal" | "illegal" | "inconclusive"
   std::vector<Obligation> obligations;
   std::vector<Diagnostic> diags;
@@ -116,6 +120,7 @@ struct GuardContext {
 void guard_single_use(GuardContext& g);     // P1
 void guard_k_whole(GuardContext& g);        // P1
 void guard_clip_scope(GuardContext& g);     // P2
+void guard_reduce_into_state(GuardContext& g);  // P3
 void guard_routing(GuardContext& g);        // P5
 void guard_locality(GuardContext& g);       // P9
 void guard_accumulator(GuardContext& g);    // P6

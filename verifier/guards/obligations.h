@@ -36,6 +36,7 @@ inline constexpr ObligationSpec kObligations[] = {
     {"P1.k_order", false, "smt", "unsat", true, kAllForms, false},
     {"P2.clip_scope", false, "structural", "holds", true, kAllForms, false},
     {"P2.recoverable", false, "smt", "unsat", true, 0, false},
+    {"P3.reduce_into_state.out", true, "smt", "unsat", true, 0, false},
     {"P5.routing", false, "structural", "holds", true, kAllForms, false},
     {"P5.decay_pass", false, "smt", "unsat", true, 0, false},
     {"P9.locality", false, "smt", "unsat", true, kAllForms, false},

@@ -41,8 +41,23 @@ void guard_single_use(GuardContext& g) {
                             [&](auto& u) { return m.ops[u.first].name == "tessera.clip_by_global_norm"; });
     if (clip) return;  // reported by the clip-scope guard as P2
     bool tied = c.uses.size() == 1 && is_add(m.ops[c.uses[0].first].name);
+    // A collective on the gradient (data parallelism: all-reduce or ZeRO-2
+    // reduce-scatter before the optimizer) is a use that is not the optimizer:
+    // the optimizer runs on the reduced gradient after the communication, not
+    // in this GEMM's epilogue. Same verdict as any other non-optimizer use.
+    bool collective = c.uses.size() == 1 && ir::is_tessera_collective(m.ops[c.uses[0].first].name);
     const ir::Loc at = c.uses.empty() ? g.producer().loc : m.ops[c.uses[0].first].loc;
-    if (tied) {
+    if (collective) {
+      auto& d = g.error("P1", id, at,
+                        "cannot fuse the optimizer into the weight-gradient epilogue: " + gname + " is reduced by " +
+                            m.ops[c.uses[0].first].name +
+                            " before the optimizer, so the optimizer needs the gradients of every rank and runs "
+                            "after the collective, not on this rank's tile");
+      d.notes.push_back(g.producer_note(
+          "weight-gradient producer here; to fuse under data parallelism, step the state on each rank and reduce "
+          "the state instead (reduce-into-state, P3), legal only for state that is affine in the gradient"));
+      if (c.downstream >= 0) d.notes.push_back({m.ops[c.downstream].loc, "the optimizer of the reduced gradient is here"});
+    } else if (tied) {
       auto& d = g.error("P1", id, at,
                         "cannot fuse the optimizer into the weight-gradient epilogue: " + gname + " feeds " +
                             m.ops[c.uses[0].first].name +
@@ -97,6 +112,8 @@ void guard_single_use(GuardContext& g) {
     o.evidence = "role assignment: " + roles;
     if (o.actual == "unsat") {
       g.out.recognized = rec.kind;
+      g.out.roles = rec.roles;
+      g.out.outputs = rec.outputs;
       for (size_t i = 0; i < rec.roles.size(); ++i) {
         if (rec.roles[i] == "W") g.out.weight_value = cons.operands[i];
         else if (rec.roles[i] != "g") g.out.state_values.push_back(cons.operands[i]);

@@ -22,7 +22,47 @@ bool is_tessera_optimizer(const std::string& n) {
 bool is_known_tessera(const std::string& n) {
   return is_tessera_optimizer(n) || n == "tessera.matmul" || n == "tessera.add" ||
          n == "tessera.clip_by_global_norm" || n == "tessera.optim.decay" ||
-         n.rfind("tessera.training.wgrad_", 0) == 0;
+         is_tessera_collective(n) || n.rfind("tessera.training.wgrad_", 0) == 0;
+}
+
+bool is_tessera_collective(const std::string& n) { return n == "tessera.all_reduce" || n == "tessera.reduce_scatter"; }
+
+std::vector<KeyProblem> collective_key_problems(const Op& op) {
+  std::vector<KeyProblem> out;
+  const Attr* red = op.attr("reduction");
+  if (!red)
+    out.push_back({"reduction", "missing semantic key 'reduction' on " + op.name +
+                                    ": fusecert does not assume a default (the element-wise reduction; only \"sum\" "
+                                    "is modelled)",
+                   true});
+  else if (red->kind != Attr::Kind::String || red->text != "sum")
+    out.push_back({"reduction", op.name + ": reduction = " + (red->kind == Attr::Kind::String ? "\"" + red->text + "\"" : red->text) +
+                                    " is not modelled (only \"sum\")"});
+  const Attr* ranks = op.attr("ranks");
+  if (!ranks)
+    out.push_back({"ranks", "missing semantic key 'ranks' on " + op.name +
+                                ": fusecert does not assume a default (the number of ranks R >= 1 the collective "
+                                "reduces over)",
+                   true});
+  else if (ranks->kind != Attr::Kind::Int || ranks->num < 1)
+    out.push_back({"ranks", op.name + ": ranks = " + ranks->text + " is not an integer >= 1"});
+  if (op.operands.size() != 1 || op.results.size() > 1)
+    out.push_back({"", op.name + " takes one operand and returns at most one result (it has " +
+                           std::to_string(op.operands.size()) + " operands, " + std::to_string(op.results.size()) +
+                           " results)"});
+  for (const auto& [k, v] : op.attrs) {
+    if (k == "reduction" || k == "ranks") continue;
+    if (k == "scatter_dim" && op.name == "tessera.reduce_scatter") {
+      if (v.kind != Attr::Kind::Int || v.num < 0)
+        out.push_back({k, op.name + ": scatter_dim = " + v.text + " is not an integer >= 0"});
+      continue;
+    }
+    out.push_back({k, op.name + ": attribute '" + k +
+                          "' is not a key whose semantics fusecert models (known: reduction, ranks" +
+                          std::string(op.name == "tessera.reduce_scatter" ? ", scatter_dim" : "") +
+                          "); an unknown key may change what the collective computes, so it is not ignored"});
+  }
+  return out;
 }
 
 std::vector<int> inputs(const Op& op) {
@@ -183,6 +223,17 @@ std::vector<ParseDiag> unknown_ops(const Module& m) {
     out.push_back({op.loc, "error",
                    "unknown op '" + op.name + "': fusecert has no semantics for it (it may read or write any buffer), "
                    "so no candidate in this module can be certified"});
+  }
+  return out;
+}
+
+std::vector<ParseDiag> collective_key_diags(const Module& m, const std::vector<int>& reported) {
+  std::vector<ParseDiag> out;
+  for (const Op& op : m.ops) {
+    if (!is_tessera_collective(op.name) || std::find(reported.begin(), reported.end(), op.id) != reported.end()) continue;
+    for (auto& p : collective_key_problems(op))
+      out.push_back({op.loc, "error", p.message + "; fusecert has no semantics for this collective, so no candidate in "
+                                                  "this module can be certified"});
   }
   return out;
 }

@@ -36,12 +36,33 @@ bool is_tessera_optimizer(const std::string& name);
 /// Names of tessera ops fusecert knows the semantics of.
 bool is_known_tessera(const std::string& name);
 
+/// The generic collectives "tessera.all_reduce" and "tessera.reduce_scatter"
+/// (one operand, one result). Semantics: the element-wise `reduction` (only
+/// "sum" is modelled) of the operand over the `ranks` ranks of the group;
+/// reduce_scatter keeps this rank's shard of the sum (`scatter_dim`, optional:
+/// which dimension is sharded does not change any element's value).
+bool is_tessera_collective(const std::string& name);
+/// One problem with a collective's semantic keys: a missing required key
+/// (`reduction`, `ranks`), a value fusecert does not model (a reduction other
+/// than "sum", ranks < 1), or a key fusecert has no semantics for.
+struct KeyProblem {
+  std::string key;
+  std::string message;
+  bool missing = false;  ///< the key is absent (else present but not modelled)
+};
+std::vector<KeyProblem> collective_key_problems(const Op& op);
+
 /// Every candidate in program order.
 std::vector<Candidate> find_candidates(const Module& m);
 
 /// Ops fusecert cannot model (unregistered ops outside the known tessera set),
 /// as error diagnostics: an unknown op may read or write any buffer.
 std::vector<ParseDiag> unknown_ops(const Module& m);
+
+/// Collectives whose keys fusecert cannot model, as error diagnostics (fail
+/// closed, like an unknown op), skipping the op ids in `reported` (the
+/// collectives the P3 guard already reported with its own diagnostics).
+std::vector<ParseDiag> collective_key_diags(const Module& m, const std::vector<int>& reported);
 
 /// The DPS init operands of a linalg op (value ids).
 std::vector<int> inits(const Op& op);

@@ -316,4 +316,10 @@ Recognition recognize_uncached(const Body& body, int grad_arg, int num_inputs,
 
 }  // namespace
 
+std::optional<std::vector<z3::expr>> eval_body_reals(smt::RealArith& ra, const Body& body,
+                                                     const std::vector<z3::expr>& args) {
+  if (!body.unsupported.empty()) return std::nullopt;
+  return eval_body(ra, body, args);
+}
+
 }  // namespace fusecert::ir

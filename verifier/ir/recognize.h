@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "verifier/ir/model.h"
+#include "verifier/smt/arith.h"
 #include "verifier/smt/query.h"
 
 namespace fusecert::ir {
@@ -34,5 +35,11 @@ struct Recognition {
 /// argument carrying the gradient; `num_inputs` the number of ins operands.
 Recognition recognize(const Body& body, int grad_arg, int num_inputs,
                       const std::function<const Attr*(const std::string&)>& attr, unsigned timeout_ms);
+
+/// The body's yielded values over the reals for the block-argument terms
+/// `args` (one per block argument); nullopt if it uses an op fusecert cannot
+/// model. √ adds side constraints to `ra` (assert ra.side()).
+std::optional<std::vector<z3::expr>> eval_body_reals(smt::RealArith& ra, const Body& body,
+                                                     const std::vector<z3::expr>& args);
 
 }  // namespace fusecert::ir

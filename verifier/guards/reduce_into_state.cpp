@@ -1,0 +1,314 @@
+// P3 guard, reduce-into-state: a collective ("tessera.all_reduce",
+// "tessera.reduce_scatter", reduction = "sum") applied to an OUTPUT of the
+// optimizer consumer (the yielded m1 / v1 / B1 of a linalg.generic, a state
+// result of a tessera optimizer op or of the fused wgrad op) is the
+// reduce-into-state protocol of P3: the owner rank computes f(S, g_owner),
+// every other rank f(0, g_r), and the state is summed instead of the
+// gradient. That is exact iff the update of that output is affine in g with
+// the state seeded once:
+//
+//   P3.reduce_into_state.out<i>  (QF_NRA, unsat = exact)
+//     ∃ s, g1, g2 (every other input x symbolic, the same on every rank):
+//       f(s, g1; x) + f(0, g2; x) ≠ f(s, g1 + g2; x)
+//
+// The two-rank form implies any number of ranks R by induction: with the
+// identity for two ranks, f(s, g1) + f(0, g2) + ... + f(0, gR)
+// = f(s, g1 + g2) + f(0, g3) + ... = f(s, g1 + ... + gR). (f(0, ·) is the
+// non-owner's contribution; the induction step reuses the identity with
+// g1 + ... + gk in place of g1.)
+//
+// f is the consumer's OWN body for that output when it has one (a proven
+// linalg.generic: the roles come from recognition by proof, never from the
+// `optimizer` hint), else the reference update of verifier/model/optimizer.h
+// for the declared optimizer, instantiated with its declared hyper-parameters;
+// a state that cannot be identified is `missing` (fail closed). sat: illegal,
+// with the counterexample (AdamW's v: (1−β₂)·((g1+g2)² − g1² − g2²) ≠ 0).
+// unknown / timeout: inconclusive, never legal.
+//
+// Memref (bufferized) consumers: output i is the init buffer i; a collective
+// taking it after the consumer in program order reduces the updated state.
+#include <algorithm>
+#include <map>
+
+#include "verifier/guards/guards.h"
+#include "verifier/ir/recognize.h"
+#include "verifier/model/hyper.h"
+#include "verifier/model/optimizer.h"
+#include "verifier/smt/arith.h"
+
+namespace fusecert::guards {
+
+namespace {
+
+/// The reference's outputs (W1, state1...) of a tessera / fused optimizer.
+const std::vector<std::string>* reference_outputs(const std::string& kind) {
+  static const std::map<std::string, std::vector<std::string>> k = {
+      {"adamw", {"W1", "m1", "v1"}}, {"momentum", {"W1", "B1"}}, {"sgd", {"W1"}}};
+  auto it = k.find(kind);
+  return it == k.end() ? nullptr : &it->second;
+}
+
+template <class A>
+typename A::T reference_output(A& a, const std::string& kind, const std::string& out,
+                               const std::map<std::string, typename A::T>& in) {
+  if (kind == "adamw") {
+    if (out == "m1") return model::adam_m(a, in.at("m"), in.at("g"));
+    if (out == "v1") return model::adam_v(a, in.at("v"), in.at("g"));
+    return model::adamw_step(a, model::AdamWState<typename A::T>{in.at("W"), in.at("m"), in.at("v")}, in.at("g")).W;
+  }
+  if (kind == "momentum") {
+    auto B1 = model::momentum_state(a, in.at("B"), in.at("g"));
+    return out == "B1" ? B1 : model::sgd_step(a, in.at("W"), B1);
+  }
+  return model::sgd_step(a, in.at("W"), in.at("g"));
+}
+
+/// The state an output carries: "m1" → "m".
+std::string state_of(const std::string& out) { return out.size() > 1 && out.back() == '1' ? out.substr(0, out.size() - 1) : ""; }
+
+struct Built {
+  std::string smt2;
+  std::string role;     ///< the reduced output's role ("v1")
+  std::string state;    ///< its state input ("v")
+  std::string why_not;  ///< non-empty: the state could not be identified
+};
+
+/// Asserts reduced = f(s,g1)+f(0,g2), stepped = f(s,g1+g2), reduced ≠ stepped.
+std::string finish(z3::context& ctx, const z3::expr& lhs, const z3::expr& rhs, const z3::expr_vector& side) {
+  smt::Query q(ctx);
+  for (unsigned i = 0; i < side.size(); ++i) q.add(side[i]);
+  z3::expr reduced = ctx.real_const("reduced"), stepped = ctx.real_const("stepped");
+  q.add(reduced == lhs);
+  q.add(stepped == rhs);
+  q.add(reduced != stepped);
+  return q.smt2();
+}
+
+/// From a proven linalg.generic body: yield `out` as a function of its block
+/// arguments, the gradient argument and the state argument varied.
+Built body_query(const ir::Op& cons, int grad_arg, const std::vector<std::string>& roles,
+                 const std::vector<std::string>& outputs, size_t out) {
+  Built b;
+  if (out >= outputs.size() || roles.empty()) {
+    b.why_not = "the consumer was not recognised by proof, so which input is the state of output " +
+                std::to_string(out) + " is unknown";
+    return b;
+  }
+  b.role = outputs[out];
+  b.state = state_of(b.role);
+  int state_arg = -1;
+  for (size_t i = 0; i < roles.size(); ++i)
+    if (roles[i] == b.state) state_arg = static_cast<int>(i);
+  if (state_arg < 0 || grad_arg < 0) {
+    b.why_not = "output " + std::to_string(out) + " (" + b.role + ") has no state input among the proven roles";
+    return b;
+  }
+  z3::context ctx;
+  smt::RealArith ra(ctx, {});
+  const ir::Body& body = *cons.body;
+  z3::expr s = ctx.real_const(b.state.c_str()), g1 = ctx.real_const("g1"), g2 = ctx.real_const("g2");
+  auto args = [&](const z3::expr& sv, const z3::expr& gv) {
+    std::vector<z3::expr> a;
+    for (unsigned k = 0; k < body.num_args; ++k) {
+      if (static_cast<int>(k) == grad_arg) a.push_back(gv);
+      else if (static_cast<int>(k) == state_arg) a.push_back(sv);
+      else if (k < roles.size()) a.push_back(ctx.real_const(roles[k].c_str()));
+      else a.push_back(ctx.real_const(("init" + std::to_string(k)).c_str()));
+    }
+    return a;
+  };
+  auto f1 = ir::eval_body_reals(ra, body, args(s, g1));
+  auto f2 = ir::eval_body_reals(ra, body, args(ctx.real_val(0), g2));
+  auto f3 = ir::eval_body_reals(ra, body, args(s, g1 + g2));
+  if (!f1 || !f2 || !f3 || out >= f1->size()) {
+    b.why_not = "the body uses an op fusecert cannot model over the reals";
+    return b;
+  }
+  b.smt2 = finish(ctx, (*f1)[out] + (*f2)[out], (*f3)[out], ra.side());
+  return b;
+}
+
+/// The hyper-parameter keys output `out` of the `kind` reference reads.
+std::vector<std::string> reference_keys(const std::string& kind, const std::string& out) {
+  if (kind == "adamw")
+    return out == "m1" ? std::vector<std::string>{"beta1"}
+           : out == "v1" ? std::vector<std::string>{"beta2"}
+                         : std::vector<std::string>{"lr", "beta1", "beta2", "eps", "weight_decay", "step"};
+  if (kind == "momentum") return out == "B1" ? std::vector<std::string>{"momentum"} : std::vector<std::string>{"lr", "momentum"};
+  return {"lr"};
+}
+
+/// From the declared optimizer's reference (tessera ops and the fused op have
+/// no body), instantiated with the hyper-parameters the op declares (only
+/// those this output reads; a missing one is reported by the caller).
+Built reference_query(const ir::Op& op, const std::string& kind, size_t out, std::vector<std::string>& missing) {
+  Built b;
+  const auto* outs = reference_outputs(kind);
+  if (!outs) {
+    b.why_not = "fusecert has no reference update for the state of " + kind + " (verifier/model/optimizer.h models "
+                "adamw, momentum and sgd)";
+    return b;
+  }
+  if (out >= outs->size()) {
+    b.why_not = "result " + std::to_string(out) + " is not an updated weight or state of " + kind + " (it updates " +
+                std::to_string(outs->size()) + ")";
+    return b;
+  }
+  b.role = (*outs)[out];
+  b.state = state_of(b.role);
+  model::Hyper h;
+  double step = 1;
+  for (auto& k : reference_keys(kind, b.role)) {
+    const ir::Attr* a = op.attr(k);
+    if (!a || (a->kind != ir::Attr::Kind::Float && a->kind != ir::Attr::Kind::Int)) {
+      missing.push_back(k);
+      continue;
+    }
+    double& dst = k == "lr" ? h.lr : k == "beta1" ? h.beta1 : k == "beta2" ? h.beta2 : k == "eps" ? h.eps
+                : k == "weight_decay" ? h.lam : k == "momentum" ? h.mu : step;
+    dst = a->num;
+  }
+  if (!missing.empty()) return b;
+  h.step = static_cast<int>(step);
+  z3::context ctx;
+  smt::RealArith a(ctx, h.constants());
+  std::vector<std::string> ins = kind == "adamw" ? std::vector<std::string>{"W", "m", "v"}
+                                 : kind == "momentum" ? std::vector<std::string>{"W", "B"}
+                                                      : std::vector<std::string>{"W"};
+  z3::expr g1 = ctx.real_const("g1"), g2 = ctx.real_const("g2");
+  auto in = [&](bool zero, const z3::expr& g) {
+    std::map<std::string, z3::expr> m;
+    for (auto& r : ins) m.emplace(r, r == b.state && zero ? ctx.real_val(0) : ctx.real_const(r.c_str()));
+    m.emplace("g", g);
+    return m;
+  };
+  z3::expr f1 = reference_output(a, kind, b.role, in(false, g1));
+  z3::expr f2 = reference_output(a, kind, b.role, in(true, g2));
+  z3::expr f3 = reference_output(a, kind, b.role, in(false, g1 + g2));
+  b.smt2 = finish(ctx, f1 + f2, f3, a.side());
+  return b;
+}
+
+std::string model_text(const Obligation& o, const std::string& state) {
+  std::string t;
+  for (const char* n : {"", "g1", "g2", "reduced", "stepped"}) {
+    std::string name = *n ? n : state;
+    for (auto& v : o.model)
+      if (v.name == name) t += (t.empty() ? "" : ", ") + name + " = " + v.value;
+  }
+  return t;
+}
+
+}  // namespace
+
+void guard_reduce_into_state(GuardContext& g) {
+  const ir::Op* cons = g.consumer();
+  if (!cons) return;  // the single-use guard already failed: no consumer outputs to reduce
+  const auto& m = g.m;
+  const bool generic = cons->name == "linalg.generic";
+  // The value carrying each output: the results, or (bufferized) the inits.
+  std::vector<int> outs = cons->results;
+  bool buffers = false;
+  if (outs.empty() && generic) {
+    outs = ir::inits(*cons);
+    buffers = true;
+  }
+  for (size_t i = 0; i < outs.size(); ++i) {
+    std::vector<const ir::Op*> colls;
+    for (auto& [u, operand] : m.values[outs[i]].uses) {
+      const ir::Op& op = m.ops[u];
+      if (!ir::is_tessera_collective(op.name)) continue;
+      if (buffers && op.index <= cons->index) continue;  // a collective before the update reads the old state
+      colls.push_back(&op);
+      g.out.collectives.push_back(op.id);
+    }
+    if (colls.empty()) continue;
+    const ir::Op& coll = *colls.front();
+    const std::string id = "P3.reduce_into_state.out" + std::to_string(i);
+    const std::string what = coll.name + " of result " + std::to_string(i) + " of " + cons->name;
+    // Semantic keys of every collective on this output.
+    bool keys_ok = true;
+    for (const ir::Op* c : colls)
+      for (auto& p : ir::collective_key_problems(*c)) {
+        if (keys_ok)
+          g.structural(id, "the collective on output " + std::to_string(i) + " has semantic keys fusecert models",
+                       "missing", p.message + " (at " + c->loc.str() + ")");
+        keys_ok = false;
+        g.error("P3", id, c->loc, p.message + "; fusecert does not assume a default")
+            .notes.push_back(g.producer_note("weight-gradient producer of this candidate"));
+      }
+    if (!keys_ok) continue;
+    // A clipped gradient (layer scope) is scaled by a factor of the summed
+    // gradient's norm, which no rank has before the reduction: fail closed.
+    if (const ir::Attr* clip = cons->attr("grad_clip_scope");
+        clip && !(clip->kind == ir::Attr::Kind::String && clip->text == "none")) {
+      g.structural(id, "reduce-into-state of result " + std::to_string(i) + " of " + cons->name + " is exact",
+                   "missing", "grad_clip_scope = " + clip->text + " on " + cons->name);
+      g.error("P3", id, coll.loc,
+              "cannot decide whether reducing result " + std::to_string(i) + " of " + cons->name +
+                  " (reduce-into-state) is exact: grad_clip_scope = " + clip->text +
+                  " scales each rank's gradient by a factor of the summed gradient's norm, which fusecert does not "
+                  "model across ranks")
+          .notes.push_back(g.producer_note("weight-gradient producer of this candidate"));
+      continue;
+    }
+    // f for this output: the consumer's own body, else the declared reference.
+    Built b;
+    std::string source;
+    if (generic) {
+      if (!cons->body) b.why_not = "the linalg.generic has no body";
+      else b = body_query(*cons, g.c.consumer_operand, g.out.roles, g.out.outputs, i);
+      source = "the linalg.generic body";
+    } else {
+      std::vector<std::string> missing;
+      b = reference_query(*cons, g.out.recognized, i, missing);
+      if (!missing.empty()) {
+        std::string keys;
+        for (auto& k : missing) keys += (keys.empty() ? "" : ", ") + k;
+        g.structural(id, "the hyper-parameters of " + b.role + "'s reference update are declared on " + cons->name,
+                     "missing", "attribute(s) " + keys + " absent on " + cons->name + " at " + cons->loc.str());
+        g.error("P3", id, cons->loc,
+                "missing semantic key(s) " + keys + " on " + cons->name + ": the " + g.out.recognized +
+                    " reference update of " + b.role + " (reduced by " + coll.name + " at " + coll.loc.str() +
+                    ") needs them; fusecert does not assume a default")
+            .notes.push_back(g.producer_note("weight-gradient producer of this candidate"));
+        continue;
+      }
+      source = "the " + g.out.recognized + " reference update (verifier/model/optimizer.h) with the declared "
+               "hyper-parameters";
+    }
+    if (!b.why_not.empty()) {
+      g.structural(id, "the state reduced by " + what + " can be identified", "missing", b.why_not);
+      g.error("P3", id, coll.loc,
+              "cannot decide whether reducing result " + std::to_string(i) + " of " + cons->name +
+                  " (reduce-into-state) is exact: " + b.why_not + "; fusecert does not assume it is")
+          .notes.push_back(g.producer_note("weight-gradient producer of this candidate"));
+      continue;
+    }
+    const std::string claim = "reduce-into-state of " + b.role + " (" + what + ") is exact: with " + source +
+                              " as f, f(" + b.state + ", g1) + f(0, g2) = f(" + b.state +
+                              ", g1 + g2) over the reals for every input (the update is affine in g)";
+    auto& o = g.smt(id, claim, b.smt2, "unsat", "QF_NRA");
+    o.evidence = what + " at " + coll.loc.str() + " (" + std::to_string(colls.size()) + " collective(s)); f = " +
+                 b.role + " of " + source;
+    if (o.actual == "unsat") continue;
+    if (o.actual == "sat") {
+      auto& d = g.error("P3", id, coll.loc,
+                        "reduce-into-state is not exact: " + coll.name + " sums " + b.role + " of " + cons->name +
+                            " stepped on per-rank gradients, but " + b.role +
+                            " is not affine in the gradient; Z3: f(" + b.state + ", g1) + f(0, g2) != f(" + b.state +
+                            ", g1 + g2) at " + model_text(o, b.state));
+      d.notes.push_back({cons->loc, "the optimizer whose " + b.role + " is reduced; legal if you reduce the gradient "
+                                    "before the optimizer (standard ZeRO-2), or reduce only state that is affine in g, "
+                                    "such as momentum or AdamW's m"});
+      d.notes.push_back(g.producer_note("weight-gradient producer of this candidate"));
+      continue;
+    }
+    g.error("P3", id, coll.loc,
+            "could not decide whether reducing " + b.role + " of " + cons->name +
+                " (reduce-into-state) is exact: solver answered " + o.actual +
+                (o.reason.empty() ? "" : " (" + o.reason + ")") + "; inconclusive, never legal");
+  }
+}
+
+}  // namespace fusecert::guards
