@@ -255,7 +255,9 @@ void guard_reduce_into_state(GuardContext& g) {
           g.structural(id, "the collective on output " + std::to_string(i) + " has semantic keys fusecert models",
                        "missing", p.message + " (at " + c->loc.str() + ")");
         keys_ok = false;
-        g.error("P3", id, c->loc, p.message + "; fusecert does not assume a default")
+        g.error("P3", id, c->loc,
+                p.message + (p.missing ? "" : "; the reduce-into-state check cannot run, so the candidate is "
+                                              "inconclusive (fail closed)"))
             .notes.push_back(g.producer_note("weight-gradient producer of this candidate"));
       }
     if (!keys_ok) continue;
