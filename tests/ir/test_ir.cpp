@@ -2,6 +2,8 @@
 // recognition by proof, certificates and the re-checker.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "support/files.h"
 #include "verifier/cert/certify.h"
 #include "verifier/ir/candidates.h"
@@ -229,4 +231,87 @@ TEST(CheckCert, ObligationTableWithoutIr) {
     j["obligations"] = kept;
     EXPECT_FALSE(check(j).valid);
   }
+}
+
+// P3 reduce-into-state: a collective on an optimizer output is checked affine
+// in g. Momentum's B and AdamW's m are (unsat), AdamW's v is not (sat, with a
+// model); the certificate re-checks, and its P3 obligation is in the table.
+TEST(ReduceIntoState, AffineStateIsExactQuadraticIsNot) {
+  auto p3 = [](const guards::CandidateReport& c, const std::string& id) -> const guards::Obligation* {
+    for (auto& o : c.obligations)
+      if (o.id == id) return &o;
+    return nullptr;
+  };
+  const std::string legal_text = fixture("reduce_into_state_linalg.mlir");
+  auto legal = cert::certify_text(legal_text, "l.mlir", 30000);
+  ASSERT_EQ(legal.candidates.size(), 2u);
+  for (auto& c : legal.candidates) {
+    EXPECT_EQ(c.verdict, "legal");
+    const guards::Obligation* o = p3(c, "P3.reduce_into_state.out1");
+    ASSERT_NE(o, nullptr);
+    EXPECT_EQ(o->actual, "unsat");
+    EXPECT_EQ(o->logic, "QF_NRA");
+  }
+  const std::string text = fixture("reduce_into_state_v_tessera.mlir");
+  auto bad = cert::certify_text(text, "v.mlir", 30000);
+  ASSERT_EQ(bad.candidates.size(), 2u);
+  const auto& adamw = bad.candidates[0];
+  EXPECT_EQ(adamw.verdict, "illegal");
+  const guards::Obligation* v = p3(adamw, "P3.reduce_into_state.out2");
+  ASSERT_NE(v, nullptr);
+  EXPECT_EQ(v->actual, "sat");
+  ASSERT_TRUE(adamw.counterexample.has_value());
+  EXPECT_EQ(adamw.counterexample->obligation, "P3.reduce_into_state.out2");
+  std::vector<std::string> names;
+  for (auto& mv : adamw.counterexample->values) names.push_back(mv.name);
+  for (const char* n : {"g1", "g2", "v", "reduced", "stepped"})
+    EXPECT_NE(std::find(names.begin(), names.end(), n), names.end()) << n;
+  // The fused op reduces m (exact) and v (not).
+  const auto& fused = bad.candidates[1];
+  EXPECT_EQ(fused.cand.form, ir::Form::Fused);
+  ASSERT_NE(p3(fused, "P3.reduce_into_state.out1"), nullptr);
+  EXPECT_EQ(p3(fused, "P3.reduce_into_state.out1")->actual, "unsat");
+  EXPECT_EQ(p3(fused, "P3.reduce_into_state.out2")->actual, "sat");
+  EXPECT_EQ(cert::exit_code({bad}), 1);
+  // check-cert: valid against the input; a P3 obligation that no longer
+  // decides (recomputed digest) breaks the table, and a flipped verdict the rule.
+  std::string c0 = cert::dump(cert::certificate(bad, 0, "t"));
+  auto ok = cert::check_certificate(c0, std::make_pair(text, std::string("v.mlir")), cert::Solver{"z3"}, 30000);
+  EXPECT_TRUE(ok.valid) << (ok.problems.empty() ? "" : ok.problems[0]);
+  auto j = nlohmann::json::parse(c0);
+  for (auto& o : j["obligations"])
+    if (o["id"] == "P3.reduce_into_state.out2") o["decides"] = false;
+  j["digest"] = cert::digest(j);
+  EXPECT_FALSE(cert::check_certificate(cert::dump(j), std::nullopt, cert::Solver{"z3"}, 30000).valid);
+  auto k = nlohmann::json::parse(c0);
+  k["verdict"] = "legal";
+  k["digest"] = cert::digest(k);
+  EXPECT_FALSE(cert::check_certificate(cert::dump(k), std::nullopt, cert::Solver{"z3"}, 30000).valid);
+}
+
+// Collective keys: reduction must be "sum", ranks an integer >= 1, nothing else
+// (scatter_dim only on reduce_scatter).
+TEST(ReduceIntoState, CollectiveKeysFailClosed) {
+  ir::Module m = parse_ok(
+      "func.func @f(%a: tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>, tensor<1xf32>) {\n"
+      "  %0 = \"tessera.all_reduce\"(%a) {reduction = \"sum\", ranks = 8 : i64} : (tensor<8xf32>) -> tensor<8xf32>\n"
+      "  %1 = \"tessera.all_reduce\"(%a) {reduction = \"max\", scatter_dim = 0 : i64} : (tensor<8xf32>) -> tensor<8xf32>\n"
+      "  %2 = \"tessera.reduce_scatter\"(%a) {reduction = \"sum\", ranks = 8 : i64, scatter_dim = 0 : i64} : (tensor<8xf32>) -> tensor<1xf32>\n"
+      "  return %0, %1, %2 : tensor<8xf32>, tensor<8xf32>, tensor<1xf32>\n}\n");
+  EXPECT_TRUE(ir::unknown_ops(m).empty());
+  std::vector<const ir::Op*> colls;
+  for (auto& op : m.ops)
+    if (ir::is_tessera_collective(op.name)) colls.push_back(&op);
+  ASSERT_EQ(colls.size(), 3u);
+  EXPECT_TRUE(ir::collective_key_problems(*colls[0]).empty());
+  auto p = ir::collective_key_problems(*colls[1]);
+  ASSERT_EQ(p.size(), 3u);  // reduction = "max", ranks missing, scatter_dim unknown on all_reduce
+  EXPECT_EQ(p[0].key, "reduction");
+  EXPECT_FALSE(p[0].missing);
+  EXPECT_EQ(p[1].key, "ranks");
+  EXPECT_TRUE(p[1].missing);
+  EXPECT_EQ(p[2].key, "scatter_dim");
+  EXPECT_TRUE(ir::collective_key_problems(*colls[2]).empty());
+  EXPECT_EQ(ir::collective_key_diags(m, {}).size(), 3u);
+  EXPECT_TRUE(ir::collective_key_diags(m, {colls[1]->id}).empty());
 }
