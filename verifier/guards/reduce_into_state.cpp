@@ -312,8 +312,12 @@ void guard_reduce_into_state(GuardContext& g) {
                               " as f, f(" + b.state + ", g1) + f(0, g2) = f(" + b.state +
                               ", g1 + g2) over the reals for every input (the update is affine in g)";
     auto& o = g.smt(id, claim, b.smt2, "unsat", "QF_NRA");
-    o.evidence = what + " at " + coll.loc.str() + " (" + std::to_string(colls.size()) + " collective(s)); f = " +
-                 b.role + " of " + source;
+    // The ranks each collective declares (the identity is proven for two, and
+    // so for any R by induction).
+    std::string ranks;
+    for (const ir::Op* c : colls) ranks += (ranks.empty() ? "" : ", ") + std::to_string(static_cast<long long>(c->attr("ranks")->num));
+    o.evidence = what + " at " + coll.loc.str() + " (" + std::to_string(colls.size()) + " collective(s), ranks " +
+                 ranks + "); f = " + b.role + " of " + source;
     if (o.actual == "unsat") {
       auto& d = g.out.diags.emplace_back();
       d.severity = "remark";
