@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "verifier/smt/query.h"
+
 namespace fusecert::shell {
 
 namespace {
@@ -27,9 +29,12 @@ char g_word_breaks[] = " \t\n";
 // libedit), and libedit's next readline() resets its line buffer and
 // display. libedit's own signal handling is off (rl_catch_signals = 0): it
 // would re-raise SIGINT to the whole process group and leave its handlers
-// installed when we jump out. While a command runs SIGINT has its default
-// action (the shell ends, status 130): the solver's only interrupt is the
-// per-query timeout watchdog inside smt::solve_smt2 (set timeout MS).
+// installed when we jump out. While a command runs, the first Ctrl-C asks
+// the solver to stop (smt::request_interrupt: the running check and every
+// later one in the command answer "interrupted", inconclusive — never
+// proved) and the shell returns to its prompt when the command ends; a
+// second Ctrl-C, for a command stuck outside the solver, ends the shell
+// (status 130).
 sigjmp_buf g_prompt_jmp;
 volatile sig_atomic_t g_at_prompt = 0;
 struct sigaction g_old_sigint;  // restored after each readline (a global: it must survive the jump)
@@ -41,6 +46,33 @@ void on_sigint(int) {
   }
   signal(SIGINT, SIG_DFL);
   raise(SIGINT);
+}
+
+void on_sigint_running(int) {
+  if (!smt::interrupt_requested()) {
+    smt::request_interrupt();
+    static const char kMsg[] = " stopping the solver (Ctrl-C again ends the shell)\r\n";  // after the echoed ^C
+    (void)!write(STDOUT_FILENO, kMsg, sizeof kMsg - 1);
+    return;
+  }
+  signal(SIGINT, SIG_DFL);
+  raise(SIGINT);
+}
+
+/// Runs one command with on_sigint_running as the SIGINT handler; says so
+/// when Ctrl-C stopped it, and clears the request for the next command.
+Reply execute_interruptible(Session& s, const std::string& cmd) {
+  struct sigaction sa {}, old {};
+  sa.sa_handler = on_sigint_running;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, &old);
+  Reply r = s.execute(cmd);
+  sigaction(SIGINT, &old, nullptr);
+  if (smt::interrupt_requested()) {
+    r.text += "interrupted: queries stopped by Ctrl-C are inconclusive (timeout), never proved\n";
+    smt::clear_interrupt();
+  }
+  return r;
 }
 
 /// readline() that answers nullptr with *interrupted set when Ctrl-C is
@@ -129,7 +161,7 @@ int run_repl(Session& s, const ReplOptions& opt) {
   while (read_command(cmd)) {
     if (cmd.find_first_not_of(" \t\r\n") == std::string::npos) continue;
     add_history(cmd.c_str());
-    Reply r = s.execute(cmd);
+    Reply r = execute_interruptible(s, cmd);
     std::cout << r.text << std::flush;
     if (r.quit) break;
   }

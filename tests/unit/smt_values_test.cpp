@@ -1,7 +1,9 @@
 // verifier/smt: IEEE decoding, exact decimals, model rendering, answers.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cmath>
+#include <thread>
 
 #include "verifier/smt/arith.h"
 #include "verifier/smt/query.h"
@@ -64,4 +66,37 @@ TEST(Query, AnswerSpelling) {
   EXPECT_EQ(parse_answer("unsat"), Answer::Unsat);
   EXPECT_FALSE(parse_answer("proved").has_value());
   EXPECT_FALSE(is_definite(Answer::Unknown));
+}
+
+// Ctrl-C in the shell: request_interrupt() stops a solve that has no time
+// limit; its answer is inconclusive (Timeout, "interrupted"), never cached,
+// and once the request is cleared the same text is solved again normally.
+TEST(Query, InterruptStopsAnUnlimitedSolveAndIsNotCached) {
+  // x^3 + y^3 + z^3 = 33 with x > 1000: far beyond Z3 in the test's time.
+  const std::string hard =
+      "(declare-const x Int) (declare-const y Int) (declare-const z Int) "
+      "(assert (= (+ (* x x x) (* y y y) (* z z z)) 33)) (assert (> x 1000))";
+  std::thread stopper([] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    request_interrupt();
+  });
+  const auto t0 = std::chrono::steady_clock::now();
+  const CheckResult r = solve_smt2(hard, 0);
+  stopper.join();
+  EXPECT_EQ(r.answer, Answer::Timeout);
+  EXPECT_NE(r.reason.find("interrupted"), std::string::npos) << r.reason;
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(30));
+  EXPECT_TRUE(interrupt_requested());
+  // While the request stands, a new solve does not start.
+  const CheckResult easy = solve_smt2("(declare-const interrupt_q Int) (assert (> interrupt_q 40)) (assert (< interrupt_q 42))", 0);
+  EXPECT_EQ(easy.answer, Answer::Timeout);
+  clear_interrupt();
+  EXPECT_FALSE(interrupt_requested());
+  const CheckResult again = solve_smt2("(declare-const interrupt_q Int) (assert (> interrupt_q 40)) (assert (< interrupt_q 42))", 0);
+  EXPECT_EQ(again.answer, Answer::Sat);
+  EXPECT_FALSE(again.cached);
+  const CheckResult hard_again = solve_smt2(hard, 200);  // not the cached "interrupted"
+  EXPECT_EQ(hard_again.answer, Answer::Timeout);
+  EXPECT_NE(hard_again.reason.find("deadline"), std::string::npos) << hard_again.reason;
+  EXPECT_EQ(hard_again.reason.find("Ctrl-C"), std::string::npos) << hard_again.reason;
 }

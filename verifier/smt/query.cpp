@@ -3,6 +3,7 @@
 #include <z3.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <condition_variable>
@@ -50,7 +51,17 @@ ModelValue render(z3::context& c, const z3::model& m, const z3::func_decl& d) {
   return mv;
 }
 
+// Lock-free, so setting it from a signal handler is safe.
+std::atomic<bool> g_interrupt{false};
+static_assert(std::atomic<bool>::is_always_lock_free);
+
+constexpr char kInterrupted[] = "interrupted: the solve was stopped before it answered (Ctrl-C)";
+
 }  // namespace
+
+void request_interrupt() { g_interrupt.store(true, std::memory_order_relaxed); }
+void clear_interrupt() { g_interrupt.store(false, std::memory_order_relaxed); }
+bool interrupt_requested() { return g_interrupt.load(std::memory_order_relaxed); }
 
 CheckResult solve_smt2(const std::string& text, unsigned timeout_ms) {
   const std::string key = support::sha256_hex(text + "\n;timeout=" + std::to_string(timeout_ms));
@@ -58,6 +69,11 @@ CheckResult solve_smt2(const std::string& text, unsigned timeout_ms) {
 
   CheckResult r;
   auto t0 = std::chrono::steady_clock::now();
+  if (interrupt_requested()) {
+    r.answer = Answer::Timeout;
+    r.reason = kInterrupted;
+    return r;
+  }
   try {
     z3::context c;
     z3::solver s(c);
@@ -65,18 +81,34 @@ CheckResult solve_smt2(const std::string& text, unsigned timeout_ms) {
     // parameter: Z3 4.8.12's thread-pool scoped_timer can deadlock (both
     // threads on its mutex) when a short timer fires as the check ends —
     // `certify --timeout-ms 1` hung forever (tests/failclosed certify_timeout;
-    // Z3Prover/z3#5370, #5990). An interrupted check answers unknown with
-    // reason "canceled", which is a Timeout below.
+    // Z3Prover/z3#5370, #5990). An interrupted check answers unknown; the
+    // watchdog records whether the deadline or the user (Ctrl-C) stopped it.
+    // Z3 would otherwise install its own SIGINT handler during check and
+    // answer "unknown (interrupted from keyboard)": Ctrl-C is the caller's
+    // (request_interrupt), and reaches Z3 through the watchdog below.
+    s.set("ctrl_c", false);
     s.from_string(text.c_str());
     std::mutex mu;
     std::condition_variable cv;
     bool done = false;
-    std::thread watchdog;
-    if (timeout_ms > 0)
-      watchdog = std::thread([&] {
-        std::unique_lock<std::mutex> lk(mu);
-        if (!cv.wait_until(lk, t0 + std::chrono::milliseconds(timeout_ms), [&] { return done; })) c.interrupt();
-      });
+    // The watchdog interrupts Z3 at the deadline, or within 25 ms of a
+    // request_interrupt(), whichever comes first.
+    enum class Stopped { no, deadline, user } stopped = Stopped::no;  // written under mu
+    std::thread watchdog([&] {
+      const auto deadline = t0 + std::chrono::milliseconds(timeout_ms);
+      std::unique_lock<std::mutex> lk(mu);
+      while (!done) {
+        auto next = std::chrono::steady_clock::now() + std::chrono::milliseconds(25);
+        if (timeout_ms > 0) next = std::min(next, deadline);
+        if (cv.wait_until(lk, next, [&] { return done; })) return;
+        const bool user = interrupt_requested();
+        if (user || (timeout_ms > 0 && std::chrono::steady_clock::now() >= deadline)) {
+          stopped = user ? Stopped::user : Stopped::deadline;
+          c.interrupt();
+          return;
+        }
+      }
+    });
     struct Stop {  // stops and joins the watchdog right after check, and on a throw
       std::mutex& mu; std::condition_variable& cv; bool& done; std::thread& t;
       void operator()() {
@@ -110,8 +142,16 @@ CheckResult solve_smt2(const std::string& text, unsigned timeout_ms) {
       r.reason = s.reason_unknown();
       bool limit = r.reason.find("timeout") != std::string::npos ||
                    r.reason.find("canceled") != std::string::npos ||
+                   r.reason.find("interrupted") != std::string::npos ||
                    r.reason.find("resource") != std::string::npos;
       r.answer = limit ? Answer::Timeout : Answer::Unknown;
+      if (stopped == Stopped::user) {
+        r.answer = Answer::Timeout;
+        r.reason = kInterrupted;
+      } else if (stopped == Stopped::deadline) {
+        r.answer = Answer::Timeout;
+        r.reason = "timeout: no answer within the " + std::to_string(timeout_ms) + " ms deadline";
+      }
     }
   } catch (const z3::exception& e) {
     r.answer = Answer::Error;

@@ -41,6 +41,17 @@ struct CheckResult {
 /// the process (see cache.h), except Timeout/Error.
 CheckResult solve_smt2(const std::string& text, unsigned timeout_ms);
 
+/// Asks the solve now running, and every solve that starts before
+/// clear_interrupt(), to stop: an unfinished check answers Answer::Timeout
+/// with reason "interrupted" (inconclusive, never cached; an answer that was
+/// already found stands). Async-signal-safe: the shell calls it from its
+/// SIGINT handler (Ctrl-C during a proof).
+void request_interrupt();
+/// Ends the interrupt request (the next command solves normally).
+void clear_interrupt();
+/// True between request_interrupt() and clear_interrupt().
+bool interrupt_requested();
+
 /// Builder for one obligation's query.
 class Query {
  public:
