@@ -37,10 +37,10 @@ refuse() {
 }
 
 if [[ $mode == cli ]]; then
-  # A fake runner that prints what it was given and exits $FAKE_RC.
+  # A fake runner that prints what it was given (or $FAKE_JSON) and exits $FAKE_RC.
   cat >"$tmp/runner" <<'SH'
 #!/bin/sh
-echo "FAKE-RUNNER $*"
+if [ -n "${FAKE_JSON:-}" ]; then echo "$FAKE_JSON"; else echo "FAKE-RUNNER $*"; fi
 exit "${FAKE_RC:-0}"
 SH
   chmod +x "$tmp/runner"
@@ -73,6 +73,29 @@ SH
     "${k[@]}" bench --format json --shapes 4096x4096x512 --reps 7
   # The runner's exit code is fusecert's: 1 = an evidence row failed.
   FAKE_RC=1 expect 1 '^FAKE-RUNNER evidence' "${k[@]}" evidence
+  # evidence --distributed joins P3's checker to the runner's JSON: the
+  # embedded momentum step is legal, AdamW's v on partials is refused with a
+  # counterexample; the document passes only when the runner and the checker do.
+  ok='{"kind": "fake", "passed": true, "per_rank": []}'
+  FAKE_JSON=$ok expect 0 '"refuses_adamw_v_on_partials": true' "${k[@]}" evidence --distributed
+  FAKE_JSON=$ok expect 0 '"verdict": "illegal"' "${k[@]}" evidence --distributed
+  FAKE_JSON=$ok expect 0 '"P3.reduce_into_state.out2"' "${k[@]}" evidence --distributed
+  FAKE_JSON=$ok FUSECERT_KERNELS_RUNNER=$tmp/runner "${k[@]}" evidence --distributed >"$tmp/ev.json"
+  python3 - "$tmp/ev.json" <<'PY' || { echo "FAIL: checker section"; fails=$((fails + 1)); }
+import json, sys
+d = json.load(open(sys.argv[1]))
+c = d["checker"]
+assert d["passed"] is True and c["passed"] is True, d
+legal, refused = c["inputs"]
+assert legal["expected"] == "legal" and all(x["verdict"] == "legal" for x in legal["candidates"])
+assert refused["expected"] == "illegal" and refused["candidates"]
+for x in refused["candidates"]:
+    assert x["verdict"] == "illegal" and "counterexample" in x, x
+PY
+  FAKE_RC=1 FAKE_JSON='{"passed": false}' expect 1 '"checker"' "${k[@]}" evidence --distributed
+  FAKE_JSON='{"passed": false}' expect 1 '"passed": false' "${k[@]}" evidence --distributed
+  # A setup failure (exit 2) or output that is not JSON goes through as the runner wrote it.
+  FAKE_RC=2 FAKE_JSON='{"error": "no GPU"}' expect 2 '^\{"error": "no GPU"\}$' "${k[@]}" evidence --distributed
   # No runner: exit 2, and the message names the variable that points to one.
   FUSECERT_KERNELS_RUNNER=$tmp/absent expect 2 'FUSECERT_KERNELS_RUNNER' "${k[@]}" evidence
 elif [[ $mode == runner ]]; then

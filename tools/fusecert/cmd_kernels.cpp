@@ -7,18 +7,27 @@
 // Arguments are validated here (usage errors exit 2 before the runner is
 // looked up): --ranks 1..16 and only with --distributed; --reps >= 1;
 // --shapes/--reps/--format text not with --distributed (its output is JSON).
-// Exit: the runner's (0 pass, 1 a row failed, 2 usage, no runner or no GPU).
+// `evidence --distributed` adds P3's checker to the runner's JSON: the
+// reduce-into-state steps the GPUs ran, written as IR (p3_checker_inputs.h),
+// are certified here — the affine momentum state must be legal and AdamW's v
+// on per-rank partials must be refused — under the key "checker".
+// Exit: the runner's (0 pass, 1 a row failed, 2 usage, no runner or no GPU);
+// 1 also when the checker does not answer as expected.
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "tools/fusecert/commands.h"
+#include "tools/fusecert/p3_checker_inputs.h"
+#include "verifier/cert/certify.h"
 
 namespace fusecert::cli {
 
@@ -38,7 +47,9 @@ std::filesystem::path find_runner() {
   return self.parent_path() / "fusecert-kernels";
 }
 
-int run_runner(const std::string& sub, const KernelsArgs& a) {
+/// Runs the runner; with `captured`, its stdout is read into it instead of
+/// going to ours. Returns its exit status (2 when it cannot be run).
+int run_runner(const std::string& sub, const KernelsArgs& a, std::string* captured = nullptr) {
   const std::filesystem::path runner = find_runner();
   if (runner.empty() || !std::filesystem::exists(runner)) {
     std::cerr << "fusecert kernels " << sub
@@ -60,16 +71,95 @@ int run_runner(const std::string& sub, const KernelsArgs& a) {
   for (auto& s : args) argv.push_back(s.data());
   argv.push_back(nullptr);
   std::cout.flush();
+  int fds[2] = {-1, -1};
+  if (captured && pipe(fds) != 0) return 2;
   const pid_t pid = fork();
   if (pid < 0) return 2;
   if (pid == 0) {
+    if (captured) {
+      dup2(fds[1], STDOUT_FILENO);
+      close(fds[0]);
+      close(fds[1]);
+    }
     execv(argv[0], argv.data());
     std::perror("fusecert kernels: exec");
     _exit(2);
   }
+  if (captured) {
+    close(fds[1]);
+    char buf[1 << 16];
+    ssize_t n;
+    while ((n = read(fds[0], buf, sizeof buf)) > 0 || (n < 0 && errno == EINTR))
+      if (n > 0) captured->append(buf, static_cast<std::size_t>(n));
+    close(fds[0]);
+  }
   int status = 0;
   if (waitpid(pid, &status, 0) < 0) return 2;
   return WIFEXITED(status) ? WEXITSTATUS(status) : 2;
+}
+
+/// P3's checker on the embedded reduce-into-state steps (P3 guard,
+/// docs/ir-checking.md): every candidate of the affine input legal, every
+/// reduced candidate of the AdamW-v input illegal with a failed P3
+/// obligation, and each input holding at least one reduced candidate.
+nlohmann::ordered_json p3_checker(unsigned timeout_ms, bool* as_expected) {
+  using nlohmann::ordered_json;
+  ordered_json inputs = ordered_json::array();
+  bool all = true;
+  for (const P3CheckerInput& in : kP3CheckerInputs) {
+    const cert::InputReport r = cert::certify_text(in.text, in.name, timeout_ms);
+    const bool want_legal = std::string(in.expected) == "legal";
+    bool ok = r.parsed && !r.candidates.empty();
+    int reduced = 0;
+    ordered_json cands = ordered_json::array();
+    for (const auto& c : r.candidates) {
+      ordered_json obls = ordered_json::array();
+      bool p3_failed = false;
+      for (const auto& o : c.obligations)
+        if (o.proposition == "P3") {
+          obls.push_back({{"id", o.id}, {"expected", o.expected}, {"actual", o.actual}});
+          p3_failed = p3_failed || !o.holds();
+        }
+      ordered_json jc{{"function", c.function}, {"verdict", c.verdict}, {"p3_obligations", obls}};
+      if (c.counterexample) {
+        ordered_json vals = ordered_json::object();
+        for (const auto& v : c.counterexample->values) vals[v.name] = v.value;
+        jc["counterexample"] = {{"obligation", c.counterexample->obligation},
+                                {"summary", c.counterexample->summary}, {"values", vals}};
+      }
+      cands.push_back(jc);
+      if (!obls.empty()) ++reduced;
+      ok = ok && (want_legal ? c.verdict == "legal"
+                             : (obls.empty() || (c.verdict == "illegal" && p3_failed)));
+    }
+    // The refused input must carry error diagnostics; the legal one none.
+    ok = ok && reduced > 0 && r.has_errors() == !want_legal;
+    all = all && ok;
+    inputs.push_back({{"input", in.name}, {"step", in.what}, {"expected", in.expected},
+                      {"candidates", cands}, {"as_expected", ok}});
+  }
+  *as_expected = all;
+  return {{"tool", "fusecert certify (guard P3.reduce_into_state, Z3)"},
+          {"inputs", inputs},
+          {"refuses_adamw_v_on_partials", all},
+          {"passed", all}};
+}
+
+/// `evidence --distributed`: the runner's JSON plus the checker section.
+int run_distributed_evidence(const KernelsArgs& a) {
+  std::string out;
+  const int rc = run_runner("evidence", a, &out);
+  nlohmann::ordered_json doc = nlohmann::ordered_json::parse(out, nullptr, false);
+  if ((rc != 0 && rc != 1) || doc.is_discarded() || !doc.is_object()) {
+    std::cout << out << std::flush;  // not a result the checker can join: as the runner said it
+    return rc;
+  }
+  bool checker_ok = false;
+  doc["checker"] = p3_checker(30000, &checker_ok);
+  const bool runner_ok = rc == 0 && doc.value("passed", false);
+  doc["passed"] = runner_ok && checker_ok;
+  std::cout << doc.dump(2) << "\n" << std::flush;
+  return runner_ok && checker_ok ? 0 : 1;
 }
 
 }  // namespace
@@ -105,7 +195,9 @@ void add_kernels_command(CLI::App& app, int& exit_code) {
       if (args->distributed && format->count() > 0 && args->format != "json")
         throw CLI::ValidationError("--format",
                                    "--distributed writes JSON only; drop --format or use --format json");
-      exit_code = run_runner(name, *args);
+      exit_code = args->distributed && std::string(name) == "evidence"
+                      ? run_distributed_evidence(*args)
+                      : run_runner(name, *args);
     });
     return dist;
   };
