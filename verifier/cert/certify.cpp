@@ -71,15 +71,32 @@ InputReport certify_text(const std::string& text, const std::string& file, unsig
     for (auto& c : r.candidates) reported.insert(reported.end(), c.collectives.begin(), c.collectives.end());
     for (auto& d : ir::collective_key_diags(m, reported)) r.diags.push_back({"error", "", "input", d.loc, d.message, {}});
   }
-  // Unknown ops make every verdict in the module unsafe to trust: fail closed.
-  bool unknown = false;
-  for (auto& d : r.diags) unknown = unknown || (d.rule == "input" && d.severity == "error");
-  if (unknown)
-    for (auto& c : r.candidates)
-      if (c.verdict == "legal") {
-        c.verdict = "inconclusive";
-        c.residency.clear();
-      }
+  // Unknown ops (and collectives fusecert cannot model) make every verdict in
+  // the module unsafe to trust: fail closed. The certificate carries it as an
+  // obligation (P1.module_semantics, missing), so a legal candidate becomes
+  // inconclusive by the verdict rule itself and check-cert re-derives the
+  // same verdict; an illegal one stays illegal.
+  std::vector<const guards::Diagnostic*> input_errors;
+  for (auto& d : r.diags)
+    if (d.rule == "input" && d.severity == "error") input_errors.push_back(&d);
+  if (!input_errors.empty())
+    for (auto& c : r.candidates) {
+      guards::Obligation o;
+      o.id = "P1.module_semantics";
+      o.proposition = "P1";
+      o.how = "structural";
+      o.claim = "every op in the module has semantics fusecert models (an op without them may read or write "
+                "any buffer, so single use and in-place order cannot be established)";
+      o.expected = "holds";
+      o.actual = "missing";
+      const guards::Diagnostic& first = *input_errors.front();
+      o.evidence = std::to_string(input_errors.size()) + " input error(s) in the module; the first, at " +
+                   std::to_string(first.loc.line) + ":" + std::to_string(first.loc.col) + ": " + first.message;
+      c.obligations.push_back(o);
+      const bool was_legal = c.verdict == "legal";
+      c.verdict = guards::decide(c.obligations);
+      if (was_legal && c.verdict != "legal") c.residency.clear();
+    }
   return r;
 }
 
