@@ -18,6 +18,7 @@
 
 #include <cerrno>
 #include <cstdlib>
+#include <ctime>
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -139,7 +140,12 @@ nlohmann::ordered_json p3_checker(unsigned timeout_ms, bool* as_expected) {
                       {"candidates", cands}, {"as_expected", ok}});
   }
   *as_expected = all;
-  return {{"tool", "fusecert certify (guard P3.reduce_into_state, Z3)"},
+  char date[32];
+  const std::time_t now = std::time(nullptr);
+  std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  return {{"tool", "fusecert certify (guard P3.reduce_into_state)"},
+          {"solver", "z3 " + cert::z3_version()},
+          {"date", date},
           {"inputs", inputs},
           {"refuses_adamw_v_on_partials", all},
           {"passed", all}};
