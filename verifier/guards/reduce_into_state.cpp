@@ -210,13 +210,21 @@ Built reference_query(const ir::Op& op, const std::string& kind, size_t out, std
   return b;
 }
 
+/// The counterexample: the state, g1, g2, every other input the model fixes
+/// (the same on every rank: without them the numbers cannot be replayed),
+/// then both sides. Z3 marks a decimal it cut short with '?'.
 std::string model_text(const Obligation& o, const std::string& state) {
   std::string t;
-  for (const char* n : {"", "g1", "g2", "reduced", "stepped"}) {
-    std::string name = *n ? n : state;
+  auto add = [&](const std::string& name) {
     for (auto& v : o.model)
       if (v.name == name) t += (t.empty() ? "" : ", ") + name + " = " + v.value;
-  }
+  };
+  for (const std::string& n : {state, std::string("g1"), std::string("g2")}) add(n);
+  for (auto& v : o.model)
+    if (v.name != state && v.name != "g1" && v.name != "g2" && v.name != "reduced" && v.name != "stepped")
+      add(v.name);
+  add("reduced");
+  add("stepped");
   return t;
 }
 
@@ -250,7 +258,7 @@ void guard_reduce_into_state(GuardContext& g) {
     // Semantic keys of every collective on this output.
     bool keys_ok = true;
     for (const ir::Op* c : colls)
-      for (auto& p : ir::collective_key_problems(*c)) {
+      for (auto& p : ir::collective_key_problems(g.m, *c)) {
         if (keys_ok)
           g.structural(id, "the collective on output " + std::to_string(i) + " has semantic keys fusecert models",
                        "missing", p.message + " (at " + c->loc.str() + ")");
@@ -332,9 +340,10 @@ void guard_reduce_into_state(GuardContext& g) {
     if (o.actual == "sat") {
       auto& d = g.error("P3", id, coll.loc,
                         "reduce-into-state is not exact: " + coll.name + " sums " + b.role + " of " + cons->name +
-                            " stepped on per-rank gradients, but " + b.role +
-                            " is not affine in the gradient; Z3: f(" + b.state + ", g1) + f(0, g2) != f(" + b.state +
-                            ", g1 + g2) at " + model_text(o, b.state));
+                            " stepped on per-rank gradients, but the owner's f(" + b.state +
+                            ", g1) plus another rank's f(0, g2) is not f(" + b.state + ", g1 + g2) (" + b.role +
+                            " is not the state seeded once plus a term linear in g); Z3: at " +
+                            model_text(o, b.state));
       d.notes.push_back({cons->loc, "the optimizer whose " + b.role + " is reduced; legal if you reduce the gradient "
                                     "before the optimizer (standard ZeRO-2), or reduce only state that is affine in g, "
                                     "such as momentum or AdamW's m"});

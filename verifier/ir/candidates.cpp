@@ -27,7 +27,7 @@ bool is_known_tessera(const std::string& n) {
 
 bool is_tessera_collective(const std::string& n) { return n == "tessera.all_reduce" || n == "tessera.reduce_scatter"; }
 
-std::vector<KeyProblem> collective_key_problems(const Op& op) {
+std::vector<KeyProblem> collective_key_problems(const Module& m, const Op& op) {
   std::vector<KeyProblem> out;
   const Attr* red = op.attr("reduction");
   if (!red)
@@ -45,7 +45,9 @@ std::vector<KeyProblem> collective_key_problems(const Op& op) {
                                 "reduces over)",
                    true});
   else if (ranks->kind != Attr::Kind::Int || ranks->num < 1)
-    out.push_back({"ranks", op.name + ": ranks = " + ranks->text + " is not an integer >= 1"});
+    out.push_back({"ranks", op.name + ": ranks = " +
+                                (ranks->kind == Attr::Kind::String ? "\"" + ranks->text + "\"" : ranks->text) +
+                                " is not an integer >= 1"});
   if (op.operands.size() != 1 || op.results.size() > 1)
     out.push_back({"", op.name + " takes one operand and returns at most one result (it has " +
                            std::to_string(op.operands.size()) + " operands, " + std::to_string(op.results.size()) +
@@ -61,6 +63,45 @@ std::vector<KeyProblem> collective_key_problems(const Op& op) {
                           "' is not a key whose semantics fusecert models (known: reduction, ranks" +
                           std::string(op.name == "tessera.reduce_scatter" ? ", scatter_dim" : "") +
                           "); an unknown key may change what the collective computes, so it is not ignored"});
+  }
+  // The types must agree with the keys (fail closed: a collective whose
+  // shapes contradict its ranks or dimension is not one fusecert can model).
+  if (op.operands.size() == 1 && ranks && ranks->kind == Attr::Kind::Int && ranks->num >= 1) {
+    const Type& in = m.values[op.operands[0]].type;
+    const std::string shape_of = op.name + ": the operand's type " + in.text;
+    const bool dynamic = std::any_of(in.shape.begin(), in.shape.end(), [](int64_t d) { return d < 0; });
+    if ((in.kind != Type::Kind::Tensor && in.kind != Type::Kind::MemRef) || dynamic) {
+      out.push_back({"", shape_of + " is not a ranked tensor or memref of static shape"});
+    } else {
+      std::vector<int64_t> want = in.shape;
+      const Attr* sd = op.attr("scatter_dim");
+      const int64_t d = sd && sd->kind == Attr::Kind::Int ? static_cast<int64_t>(sd->num) : 0;
+      bool ok = true;
+      if (op.name == "tessera.reduce_scatter") {
+        if (d < 0 || d >= static_cast<int64_t>(in.shape.size())) {
+          out.push_back({"scatter_dim", op.name + ": scatter_dim = " + std::to_string(d) + " is outside " + in.text +
+                                            " (rank " + std::to_string(in.shape.size()) + ")"});
+          ok = false;
+        } else if (in.shape[d] % static_cast<int64_t>(ranks->num) != 0) {
+          out.push_back({"ranks", op.name + ": dimension " + std::to_string(d) + " of " + in.text + " (" +
+                                      std::to_string(in.shape[d]) + ") is not divisible by ranks = " +
+                                      std::to_string(static_cast<long long>(ranks->num)) +
+                                      ": fusecert does not model uneven shards"});
+          ok = false;
+        } else {
+          want[d] /= static_cast<int64_t>(ranks->num);
+        }
+      }
+      if (ok && op.results.size() == 1) {
+        const Type& r = m.values[op.results[0]].type;
+        if (r.shape != want || r.kind != in.kind)
+          out.push_back({"", op.name + ": result type " + r.text + " does not match the operand " + in.text +
+                                 (op.name == "tessera.reduce_scatter"
+                                      ? " with dimension " + std::to_string(d) + " divided by ranks = " +
+                                            std::to_string(static_cast<long long>(ranks->num))
+                                      : std::string(" (an all-reduce keeps the shape)"))});
+      }
+    }
   }
   return out;
 }
@@ -231,7 +272,7 @@ std::vector<ParseDiag> collective_key_diags(const Module& m, const std::vector<i
   std::vector<ParseDiag> out;
   for (const Op& op : m.ops) {
     if (!is_tessera_collective(op.name) || std::find(reported.begin(), reported.end(), op.id) != reported.end()) continue;
-    for (auto& p : collective_key_problems(op))
+    for (auto& p : collective_key_problems(m, op))
       out.push_back({op.loc, "error", p.message + "; fusecert has no semantics for this collective, so no candidate in "
                                                   "this module can be certified"});
   }

@@ -44,13 +44,16 @@ bool is_known_tessera(const std::string& name);
 bool is_tessera_collective(const std::string& name);
 /// One problem with a collective's semantic keys: a missing required key
 /// (`reduction`, `ranks`), a value fusecert does not model (a reduction other
-/// than "sum", ranks < 1), or a key fusecert has no semantics for.
+/// than "sum", ranks < 1), a key fusecert has no semantics for, or types
+/// that contradict them (a dynamic shape, scatter_dim outside the operand's
+/// rank, a result shape other than the operand's (all_reduce) or the
+/// operand's with dimension scatter_dim divided by ranks (reduce_scatter)).
 struct KeyProblem {
   std::string key;
   std::string message;
   bool missing = false;  ///< the key is absent (else present but not modelled)
 };
-std::vector<KeyProblem> collective_key_problems(const Op& op);
+std::vector<KeyProblem> collective_key_problems(const Module& m, const Op& op);
 
 /// Every candidate in program order.
 std::vector<Candidate> find_candidates(const Module& m);
