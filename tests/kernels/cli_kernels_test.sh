@@ -65,8 +65,8 @@ SH
   # What is forwarded (options not given are left to the runner's defaults).
   expect 0 '^FAKE-RUNNER evidence --format text$' "${k[@]}" evidence
   expect 0 '^FAKE-RUNNER evidence --format json$' "${k[@]}" evidence --format json
-  expect 0 '^FAKE-RUNNER evidence --distributed$' "${k[@]}" evidence --distributed
-  expect 0 '^FAKE-RUNNER evidence --distributed --ranks 1$' "${k[@]}" evidence --distributed --ranks 1
+  expect 2 '^FAKE-RUNNER evidence --distributed$' "${k[@]}" evidence --distributed
+  expect 2 '^FAKE-RUNNER evidence --distributed --ranks 1$' "${k[@]}" evidence --distributed --ranks 1
   expect 0 '^FAKE-RUNNER bench --distributed --ranks 16$' \
     "${k[@]}" bench --distributed --ranks 16 --format json
   expect 0 '^FAKE-RUNNER bench --format json --shapes 4096x4096x512 --reps 7$' \
@@ -94,8 +94,14 @@ for x in refused["candidates"]:
 PY
   FAKE_RC=1 FAKE_JSON='{"passed": false}' expect 1 '"checker"' "${k[@]}" evidence --distributed
   FAKE_JSON='{"passed": false}' expect 1 '"passed": false' "${k[@]}" evidence --distributed
-  # A setup failure (exit 2) or output that is not JSON goes through as the runner wrote it.
+  # A setup failure (exit 2) goes through as the runner wrote it.
   FAKE_RC=2 FAKE_JSON='{"error": "no GPU"}' expect 2 '^\{"error": "no GPU"\}$' "${k[@]}" evidence --distributed
+  # Fail closed: output that is not a JSON object with a boolean "passed" is
+  # no pass, whatever the runner's exit status (it was exit 0, or a crash).
+  expect 2 'nothing was checked' "${k[@]}" evidence --distributed
+  FAKE_JSON='[1, 2, 3]' expect 2 'nothing was checked' "${k[@]}" evidence --distributed
+  FAKE_JSON='{"passed": "true"}' expect 2 'boolean "passed"' "${k[@]}" evidence --distributed
+  FAKE_RC=1 FAKE_JSON='all good, trust me' expect 2 'nothing was checked' "${k[@]}" evidence --distributed
   # No runner: exit 2, and the message names the variable that points to one.
   FUSECERT_KERNELS_RUNNER=$tmp/absent expect 2 'FUSECERT_KERNELS_RUNNER' "${k[@]}" evidence
 elif [[ $mode == runner ]]; then

@@ -12,7 +12,8 @@
 // are certified here — the affine momentum state must be legal and AdamW's v
 // on per-rank partials must be refused — under the key "checker".
 // Exit: the runner's (0 pass, 1 a row failed, 2 usage, no runner or no GPU);
-// 1 also when the checker does not answer as expected.
+// 1 also when the checker does not answer as expected; 2 when the runner's
+// output is not a JSON object with a boolean "passed".
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -156,13 +157,21 @@ int run_distributed_evidence(const KernelsArgs& a) {
   std::string out;
   const int rc = run_runner("evidence", a, &out);
   nlohmann::ordered_json doc = nlohmann::ordered_json::parse(out, nullptr, false);
-  if ((rc != 0 && rc != 1) || doc.is_discarded() || !doc.is_object()) {
-    std::cout << out << std::flush;  // not a result the checker can join: as the runner said it
+  const bool document = !doc.is_discarded() && doc.is_object() && doc.contains("passed") &&
+                        doc["passed"].is_boolean();
+  if (rc != 0 && rc != 1) {  // a setup failure: as the runner said it
+    std::cout << out << std::flush;
     return rc;
+  }
+  if (!document) {  // fail closed: a "pass" nobody can read is no pass
+    std::cout << out << std::flush;
+    std::cerr << "fusecert kernels evidence --distributed: the runner (exit " << rc
+              << ") did not print a JSON object with a boolean \"passed\"; nothing was checked\n";
+    return 2;
   }
   bool checker_ok = false;
   doc["checker"] = p3_checker(30000, &checker_ok);
-  const bool runner_ok = rc == 0 && doc.value("passed", false);
+  const bool runner_ok = rc == 0 && doc["passed"].get<bool>();
   doc["passed"] = runner_ok && checker_ok;
   std::cout << doc.dump(2) << "\n" << std::flush;
   return runner_ok && checker_ok ? 0 : 1;
