@@ -303,15 +303,32 @@ TEST(ReduceIntoState, CollectiveKeysFailClosed) {
   for (auto& op : m.ops)
     if (ir::is_tessera_collective(op.name)) colls.push_back(&op);
   ASSERT_EQ(colls.size(), 3u);
-  EXPECT_TRUE(ir::collective_key_problems(*colls[0]).empty());
-  auto p = ir::collective_key_problems(*colls[1]);
+  EXPECT_TRUE(ir::collective_key_problems(m, *colls[0]).empty());
+  auto p = ir::collective_key_problems(m, *colls[1]);
   ASSERT_EQ(p.size(), 3u);  // reduction = "max", ranks missing, scatter_dim unknown on all_reduce
   EXPECT_EQ(p[0].key, "reduction");
   EXPECT_FALSE(p[0].missing);
   EXPECT_EQ(p[1].key, "ranks");
   EXPECT_TRUE(p[1].missing);
   EXPECT_EQ(p[2].key, "scatter_dim");
-  EXPECT_TRUE(ir::collective_key_problems(*colls[2]).empty());
+  EXPECT_TRUE(ir::collective_key_problems(m, *colls[2]).empty());
   EXPECT_EQ(ir::collective_key_diags(m, {}).size(), 3u);
   EXPECT_TRUE(ir::collective_key_diags(m, {colls[1]->id}).empty());
+
+  // Types that contradict the keys: a shard that is not the operand divided
+  // by ranks, an all-reduce that changes the shape, an uneven shard.
+  ir::Module t = parse_ok(
+      "func.func @f(%a: tensor<8x4xf32>) -> (tensor<2x4xf32>, tensor<4x8xf32>, tensor<2x4xf32>, tensor<8x1xf32>) {\n"
+      "  %0 = \"tessera.reduce_scatter\"(%a) {reduction = \"sum\", ranks = 2 : i64} : (tensor<8x4xf32>) -> tensor<2x4xf32>\n"
+      "  %1 = \"tessera.all_reduce\"(%a) {reduction = \"sum\", ranks = 2 : i64} : (tensor<8x4xf32>) -> tensor<4x8xf32>\n"
+      "  %2 = \"tessera.reduce_scatter\"(%a) {reduction = \"sum\", ranks = 3 : i64} : (tensor<8x4xf32>) -> tensor<2x4xf32>\n"
+      "  %3 = \"tessera.reduce_scatter\"(%a) {reduction = \"sum\", ranks = 4 : i64, scatter_dim = 1 : i64} : (tensor<8x4xf32>) -> tensor<8x1xf32>\n"
+      "  return %0, %1, %2, %3 : tensor<2x4xf32>, tensor<4x8xf32>, tensor<2x4xf32>, tensor<8x1xf32>\n}\n");
+  std::vector<const ir::Op*> tc;
+  for (auto& op : t.ops)
+    if (ir::is_tessera_collective(op.name)) tc.push_back(&op);
+  ASSERT_EQ(tc.size(), 4u);
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(ir::collective_key_problems(t, *tc[i]).size(), 1u) << i;
+  EXPECT_EQ(ir::collective_key_problems(t, *tc[2])[0].key, "ranks");
+  EXPECT_TRUE(ir::collective_key_problems(t, *tc[3]).empty());
 }
