@@ -62,7 +62,6 @@ namespace {
 
 using detail::kVec;
 using detail::load8;
-using detail::store8;
 
 __global__ void optimizer_kernel(StepParams p, const void* g, DType gt, std::size_t n, void* W,
                                  DType wt, void* m, void* v, DType st) {
@@ -72,19 +71,8 @@ __global__ void optimizer_kernel(StepParams p, const void* g, DType gt, std::siz
     if (i + kVec <= n) {
       float gg[kVec], w[kVec], mm[kVec], vv[kVec];
       load8(g, gt, i, gg);
-      load8(W, wt, i, w);
-      load8(m, st, i, mm);
-      if (p.opt == Optimizer::adamw) {
-        load8(v, st, i, vv);
-#pragma unroll
-        for (int k = 0; k < kVec; ++k) adamw_update(p, gg[k], w[k], mm[k], vv[k]);
-        store8(v, st, i, vv);
-      } else {
-#pragma unroll
-        for (int k = 0; k < kVec; ++k) sgd_momentum_update(p, gg[k], w[k], mm[k]);
-      }
-      store8(m, st, i, mm);
-      store8(W, wt, i, w);
+      detail::load_state8(p, i, W, wt, m, v, st, w, mm, vv);
+      detail::update_store8(p, gg, i, W, wt, m, v, st, w, mm, vv);
     } else {
       for (std::size_t j = i; j < n; ++j) apply_element(p, load_as_float(g, gt, j), W, wt, m, v, st, j);
     }
