@@ -7,10 +7,7 @@
 #include <set>
 
 #include "docaudit/text.h"
-
-#ifndef FUSECERT_DOCAUDIT_RULES_DIR
-#error "FUSECERT_DOCAUDIT_RULES_DIR must be defined by the build"
-#endif
+#include "support/rules_dir.h"
 
 namespace fusecert::docaudit {
 namespace {
@@ -189,11 +186,7 @@ const std::vector<std::string>& builtin_rule_ids() {
   return ids;
 }
 
-std::filesystem::path default_rules_dir() {
-  if (const char* env = std::getenv("FUSECERT_RULES_DIR"); env && *env)
-    return std::filesystem::path(env) / "docaudit";
-  return std::filesystem::path(FUSECERT_DOCAUDIT_RULES_DIR);
-}
+std::filesystem::path default_rules_dir() { return support::rules_dir() / "docaudit"; }
 
 Severity RuleSet::severity(const std::string& rule) const {
   auto it = rules.find(rule);

@@ -93,8 +93,8 @@ struct RuleSet {
 /// The rule ids the engine can emit (each must appear under `rules:`).
 const std::vector<std::string>& builtin_rule_ids();
 
-/// Folder of the default rule set: $FUSECERT_RULES_DIR/docaudit if set, else
-/// the source tree's rules/docaudit (compiled in).
+/// Folder of the default rule set: support::rules_dir()/docaudit (the
+/// installed share/fusecert/rules, or the source tree's for a build-tree binary).
 std::filesystem::path default_rules_dir();
 
 /// Loads `default_file` (the rule set itself), then merges each override file

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "support/files.h"
+#include "support/rules_dir.h"
 #include "support/sha256.h"
 
 namespace fusecert::verifier {
@@ -20,16 +21,7 @@ const PropositionSpec* Registry::find(const std::string& id) const {
   return nullptr;
 }
 
-fs::path rules_dir() {
-  if (const char* env = std::getenv("FUSECERT_RULES_DIR"); env && *env) return env;
-  std::error_code ec;
-  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  if (!ec) {
-    fs::path installed = exe.parent_path() / ".." / "share" / "fusecert" / "rules";
-    if (fs::exists(installed / "propositions.yaml", ec)) return installed;
-  }
-  return FUSECERT_RULES_DIR;
-}
+fs::path rules_dir() { return support::rules_dir(); }
 
 namespace {
 
@@ -87,7 +79,7 @@ Registry load_registry(const fs::path& dir) {
   try {
     bytes = support::read_file(reg.path);
   } catch (const support::FileError& e) {
-    throw SpecError(std::string(e.what()) + " (set FUSECERT_RULES_DIR to the rules folder)");
+    throw SpecError(std::string(e.what()) + " (the rules folder is " + dir.string() + "; set FUSECERT_RULES_DIR to another)");
   }
   reg.sha256 = support::sha256_hex(bytes);
   YAML::Node root;

@@ -48,8 +48,8 @@ struct Registry {
   const PropositionSpec* find(const std::string& id) const;
 };
 
-/// Folder holding the rules: $FUSECERT_RULES_DIR, else <exe>/../share/fusecert/rules,
-/// else the source tree's rules/ (compiled in).
+/// Folder holding the rules (support::rules_dir(): $FUSECERT_RULES_DIR, the
+/// source tree's rules/ for a build-tree binary, else <exe>/../share/fusecert/rules).
 std::filesystem::path rules_dir();
 
 /// Loads and validates `dir`/propositions.yaml. Throws SpecError naming the
