@@ -15,6 +15,7 @@
 
 #include "support/files.h"
 #include "support/sha256.h"
+#include "tools/fusecert/progress.h"
 #include "verifier/cert/certify.h"
 
 #ifndef FUSECERT_VERSION
@@ -294,8 +295,16 @@ int run_certify_tree(const std::vector<std::string>& inputs, const std::string& 
     std::optional<std::pair<unsigned, unsigned>> shard;
     if (!t.shard.empty()) shard = parse_shard(t.shard);
     std::vector<cert::InputReport> reports;
+    std::vector<std::string> mine;
     for (const auto& f : expand_inputs(inputs, t.recursive))
-      if (!shard || shard_of(f, shard->second) == shard->first) reports.push_back(cert::certify_file(f, timeout_ms));
+      if (!shard || shard_of(f, shard->second) == shard->first) mine.push_back(f);
+    {
+      Progress progress("fusecert certify");
+      for (size_t i = 0; i < mine.size(); ++i) {
+        progress.step(mine[i], i + 1, mine.size());
+        reports.push_back(cert::certify_file(mine[i], timeout_ms));
+      }
+    }
     json files = json::array();
     for (const auto& r : reports) {
       bool input_error = r.has_errors() && r.candidates.empty();

@@ -8,6 +8,7 @@
 #include "support/files.h"
 #include "tools/fusecert/certify_tree.h"
 #include "tools/fusecert/commands.h"
+#include "tools/fusecert/progress.h"
 #include "verifier/cert/certify.h"
 
 #ifndef FUSECERT_VERSION
@@ -44,7 +45,13 @@ void add_certify_command(CLI::App& app, int& exit_code) {
     std::vector<cert::InputReport> reports;
     if (o->files.empty())
       reports.push_back(cert::certify_text(cert::embedded_training_step(), cert::kEmbeddedName, o->timeout_ms));
-    for (auto& f : o->files) reports.push_back(cert::certify_file(f, o->timeout_ms));
+    {
+      Progress progress("fusecert certify");
+      for (size_t i = 0; i < o->files.size(); ++i) {
+        progress.step(o->files[i], i + 1, o->files.size());
+        reports.push_back(cert::certify_file(o->files[i], o->timeout_ms));
+      }
+    }
     int rc = cert::exit_code(reports);
     if (!o->out.empty()) {
       for (auto& r : reports)

@@ -11,6 +11,7 @@
 
 #include "support/files.h"
 #include "tools/fusecert/commands.h"
+#include "tools/fusecert/progress.h"
 #include "verifier/cert/certify.h"
 
 namespace fusecert::cli {
@@ -48,7 +49,10 @@ void add_check_cert_command(CLI::App& app, int& exit_code) {
     }
     int rc = 0;
     nlohmann::json all = nlohmann::json::array();
+    Progress progress("fusecert check-cert");
+    size_t index = 0;
     for (auto& path : o->certs) {
+      progress.step(path, ++index, o->certs.size());
       std::string text;
       try {
         text = support::read_file(path);

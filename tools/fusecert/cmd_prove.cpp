@@ -8,6 +8,7 @@
 
 #include "support/files.h"
 #include "tools/fusecert/commands.h"
+#include "tools/fusecert/progress.h"
 #include "verifier/prover.h"
 #include "verifier/report/certificate.h"
 #include "verifier/report/report.h"
@@ -67,7 +68,14 @@ int run_prove(const ProveArgs& a) {
   }
   std::vector<PropositionResult> rs;
   try {
-    rs = prove(reg, ids, opt);
+    // One proposition at a time (the same results as one call), so the
+    // progress line can name the one being proved.
+    const std::vector<std::string> sel = ids.empty() ? known_ids(reg) : ids;
+    Progress progress("fusecert prove");
+    for (size_t i = 0; i < sel.size(); ++i) {
+      progress.step(sel[i], i + 1, sel.size());
+      for (auto& r : prove(reg, {sel[i]}, opt)) rs.push_back(std::move(r));
+    }
   } catch (const std::exception& e) {
     std::cerr << "fusecert prove: error: " << e.what() << "\n";
     return 2;
@@ -110,7 +118,7 @@ int run_prove(const ProveArgs& a) {
 
 void add_prove_command(CLI::App& app, int& exit_code) {
   auto args = std::make_shared<ProveArgs>();
-  CLI::App* sub = app.add_subcommand("prove", "prove the propositions (P1–P6 ...) with Z3");
+  CLI::App* sub = app.add_subcommand("prove", "prove the propositions of rules/propositions.yaml (P1, P2, P2a–P2c, P3–P9) with Z3");
   sub->add_option("ids", args->ids, "proposition ids (default: all)");
   sub->add_option("--format", args->format, "text or json")->check(CLI::IsMember({"text", "json"}));
   sub->add_option("--timeout-ms", args->timeout_ms, "per-query solver timeout in ms (0 = none)");

@@ -9,6 +9,7 @@
 
 #include "support/files.h"
 #include "tools/fusecert/commands.h"
+#include "tools/fusecert/progress.h"
 #include "verifier/cert/certify.h"
 #include "verifier/tv/validate.h"
 
@@ -38,7 +39,11 @@ void add_validate_command(CLI::App& app, int& exit_code) {
     tv::ValidateOptions opt;
     opt.k_bound = o->k;
     opt.timeout_ms = o->timeout_ms;
-    tv::Validation v = tv::validate_files(o->before, o->after, opt);
+    tv::Validation v = [&] {
+      Progress progress("fusecert validate");
+      progress.step(o->after.empty() ? o->before : o->before + " -> " + o->after);
+      return tv::validate_files(o->before, o->after, opt);
+    }();
     int rc = tv::exit_code(v);
     std::vector<nlohmann::json> certs;
     for (size_t i = 0; i < v.pairs.size(); ++i) certs.push_back(tv::certificate(v, i, FUSECERT_VERSION));
