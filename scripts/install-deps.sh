@@ -13,8 +13,11 @@ PKGS_SHELL=(libedit-dev tmux expect git pre-commit)
 # Hardening (issue #7): clang + libFuzzer runtime for fuzz/, GNU time for the
 # bad-input corpus's memory bound, locales for the determinism test's de_DE.UTF-8.
 PKGS_FUZZ=(clang-19 libclang-rt-19-dev time locales)
+# Installing (issue #22): the man page from --help, the .deb's shlibs Depends,
+# bash completion; the workflow test's schema validation (Debian's python3).
+PKGS_INSTALL=(help2man dpkg-dev bash-completion python3-jsonschema python3-yaml)
 
-ALL=("${PKGS_BUILD[@]}" "${PKGS_PROVER[@]}" "${PKGS_TEST[@]}" "${PKGS_DOCS[@]}" "${PKGS_IR[@]}" "${PKGS_SHELL[@]}" "${PKGS_FUZZ[@]}")
+ALL=("${PKGS_BUILD[@]}" "${PKGS_PROVER[@]}" "${PKGS_TEST[@]}" "${PKGS_DOCS[@]}" "${PKGS_IR[@]}" "${PKGS_SHELL[@]}" "${PKGS_FUZZ[@]}" "${PKGS_INSTALL[@]}")
 
 missing=()
 for p in "${ALL[@]}"; do

@@ -1,0 +1,45 @@
+#!/bin/sh
+# Writes fusecert.1 from the binary's own --help texts (help2man): the
+# top-level --help as the synopsis and options, then one subsection per
+# subcommand (found by walking the "Subcommands:" lists) with its --help, so
+# the page is as accurate as the help it is made from.
+# Usage: make-man.sh FUSECERT HELP2MAN OUT
+set -eu
+BIN=$1 H2M=$2 OUT=$3
+mkdir -p "$(dirname "$OUT")"
+inc=$(mktemp) && trap 'rm -f "$inc"' EXIT
+
+# subcommands PATH...: the names listed under "Subcommands:" in `fusecert PATH... --help`
+subcommands() {
+  "$BIN" "$@" --help | awk '/^Subcommands:/ {s = 1; next} s && /^  [a-z]/ {print $1} s && /^$/ {s = 0}'
+}
+# roff: backslashes, and lines that start with . or ' read literally
+roff() { sed -e 's/\\/\\e/g' -e "s/^\\([.']\\)/\\\\\\&\\1/"; }
+section() {
+  printf '.SS "fusecert %s"\n.nf\n' "$*"
+  "$BIN" "$@" --help | roff
+  printf '.fi\n'
+  for s in $(subcommands "$@"); do section "$@" "$s"; done
+}
+
+{
+  # The versions: the first line is the page's version; the solver and MLIR
+  # lines get their own section (help2man would read them as options).
+  printf '[VERSIONS]\nWhen this page was made; \\fBfusecert \\-\\-version\\fR says what runs now.\n.nf\n'
+  "$BIN" --version | roff
+  printf '.fi\n'
+  printf '[SUBCOMMANDS]\n'
+  for s in $(subcommands); do section "$s"; done
+  printf '[ENVIRONMENT]\n'
+  printf '.TP\n.B FUSECERT_RULES_DIR\nthe rules folder (propositions.yaml, docaudit/); default: ../share/fusecert/rules beside the binary\n'
+  printf '.TP\n.B NO_COLOR\nwhen set and not empty, --color=auto writes no colour\n'
+  printf '.TP\n.B FUSECERT_KERNELS_RUNNER\nthe fusecert-kernels runner that fusecert kernels runs (default: beside the binary)\n'
+  printf '[EXIT STATUS]\n0 clean (every verdict as expected, every candidate legal, no finding); 1 findings; 2 usage or input error, or an inconclusive result.\n'
+  printf '[SEE ALSO]\nThe README and docs/ of the fusecert source tree; /usr/share/doc/fusecert/examples for the pre-commit hooks and the CI workflow.\n'
+} >"$inc"
+
+version=$("$BIN" --version | sed -n '1s/^fusecert //p')
+"$H2M" --no-info --section=1 --name="static verifier and audit-document checker for optimizer-into-wgrad fusion" \
+  --version-string="$version" --include="$inc" --output="$OUT.tmp" "$BIN"
+# The help texts are UTF-8 (P2a–P2c): say so, for man's preconv.
+{ printf '.\\" -*- coding: UTF-8 -*-\n'; cat "$OUT.tmp"; } >"$OUT" && rm -f "$OUT.tmp"
