@@ -20,9 +20,14 @@ print(steps[0]["run"].replace("${{ matrix.shard }}", "1"))
 PY
 
 # project/models: files at depth 0, 1 and 3 (and one that no pattern names).
+# The step runs in the checkout (the repository root) and the `fusecert` on
+# PATH (installed from the .deb there; here the binary under test), writing
+# to $FUSECERT_OUT.
 P="$W/project"
 mkdir -p "$P/models/a/b/c" "$P/models/d" "$P/other dir" "$P/skip" "$W/bin"
 ln -s "$(cd "$(dirname "$BIN")" && pwd)/$(basename "$BIN")" "$W/bin/fusecert"
+PATH="$W/bin:$PATH"
+export PATH
 cp "$SRC/fixtures/ir/adamw_linalg.mlir" "$P/models/top.mlir"
 cp "$SRC/fixtures/ir/layer_clip_linalg.mlir" "$P/models/d/one.mlir"
 cp "$SRC/fixtures/ir/sgd_momentum_linalg.mlir" "$P/models/a/b/c/three.mlir"
@@ -35,10 +40,10 @@ IR_PATHS='models/**/*.mlir
   other dir/*.mlir
 
 '
-(cd "$W" && env IR_PATHS="$IR_PATHS" SHARDS=1 bash -eo pipefail "$W/certify.sh") >"$W/run.log" 2>&1 ||
+(cd "$P" && env IR_PATHS="$IR_PATHS" SHARDS=1 FUSECERT_OUT="$W/out" bash -eo pipefail "$W/certify.sh") >"$W/run.log" 2>&1 ||
   fail "the certify step failed: $(tail -20 "$W/run.log")"
-[ -f "$W/shard/index.json" ] || { echo "FAIL: no index: $(tail -20 "$W/run.log")"; exit 1; }
-python3 - "$W/shard/index.json" >"$W/files" <<'PY'
+[ -f "$W/out/shard/index.json" ] || { echo "FAIL: no index: $(tail -20 "$W/run.log")"; exit 1; }
+python3 - "$W/out/shard/index.json" >"$W/files" <<'PY'
 import json, sys
 for f in json.load(open(sys.argv[1]))["files"]:
     print(f["file"])
@@ -50,7 +55,7 @@ cmp -s "$W/want" "$W/got" || fail "the index lists other files than the patterns
   got:  $(tr '\n' ' ' <"$W/got")"
 
 # A pattern that matches nothing stops the job (fusecert exits 2).
-(cd "$W" && rm -rf shard && env IR_PATHS='nothing/**/*.mlir' SHARDS=1 bash -eo pipefail "$W/certify.sh") >"$W/none.log" 2>&1 &&
+(cd "$P" && rm -rf "$W/out" && env IR_PATHS='nothing/**/*.mlir' SHARDS=1 FUSECERT_OUT="$W/out" bash -eo pipefail "$W/certify.sh") >"$W/none.log" 2>&1 &&
   fail "a pattern that matches nothing must fail the job: $(tail -5 "$W/none.log")"
 
 finish
