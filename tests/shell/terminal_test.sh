@@ -30,7 +30,7 @@ python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$W/json" || fail "--
 [ $? -eq 2 ] || fail "--color=bogus: want exit 2"
 
 # On a terminal.
-pty() { script -qec "$1" /dev/null; }
+pty() { script -qec "$1" /dev/null </dev/null; }
 pty "'$BIN' certify '$BAD'" >"$W/tty" 2>&1
 grep -q "${ESC}\[1;31merror:" "$W/tty" || fail "a terminal (auto) gets no colour: $(head -c 200 "$W/tty")"
 NO_COLOR=1 pty "'$BIN' certify '$BAD'" >"$W/tty_nc" 2>&1

@@ -169,13 +169,13 @@ void add_hook_command(CLI::App& app, int& exit_code) {
   auto a = std::make_shared<HookArgs>();
   CLI::App* hook = app.add_subcommand("hook", "install or remove the git pre-commit hook (docs + certify on staged files)");
   hook->require_subcommand(1);
-  CLI::App* in = hook->add_subcommand("install", "write .git/hooks/pre-commit");
-  in->add_option("--repo", a->repo, "the repository (default: the current folder)");
+  CLI::App* in = hook->add_subcommand("install", "write the pre-commit hook into the repository's hooks folder (as git reports it: core.hooksPath and worktrees honoured)");
+  in->add_option("--repo", a->repo, "a folder of the repository (default: the current folder; any subfolder names the same repository)");
   in->add_flag("--force", a->force, "replace a hook fusecert did not write (kept for `uninstall`)");
   in->add_option("--fusecert", a->fusecert, "the fusecert the hook runs (default: this binary's absolute path)");
   in->callback([a, &exit_code] { exit_code = guarded(install, *a); });
   CLI::App* un = hook->add_subcommand("uninstall", "remove the fusecert hook and restore the previous one");
-  un->add_option("--repo", a->repo, "the repository (default: the current folder)");
+  un->add_option("--repo", a->repo, "a folder of the repository (default: the current folder; any subfolder names the same repository)");
   un->callback([a, &exit_code] { exit_code = guarded(uninstall, *a); });
 }
 
