@@ -7,12 +7,11 @@
 // tile i from a shared-memory copy of its accumulator while tile i+1 computes.
 // sm_90a only. Same K order as the other wgmma kernels (16-token chunks,
 // ascending), hence the same bits.
-#include <cuda.h>  // CUtensorMap and the cuTensorMapEncodeTiled signature (types only)
-
 #include <cstdint>
 
 #include "epilogue.cuh"
 #include "fusecert/kernels/cuda_api.h"
+#include "tma.cuh"
 #include "wgmma_ops.cuh"
 
 namespace fusecert::kernels {
@@ -31,45 +30,15 @@ struct TCfg {
   static constexpr int kSmemBytes = kPipe + kTile + 2 * S * 8 + 1024;
 };
 
-__device__ __forceinline__ unsigned smem_u32(const void* p) {
-  return static_cast<unsigned>(__cvta_generic_to_shared(p));
-}
-__device__ __forceinline__ void mbar_init(std::uint64_t* b, unsigned count) {
-  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(smem_u32(b)), "r"(count));
-}
-__device__ __forceinline__ void mbar_expect_tx(std::uint64_t* b, unsigned bytes) {
-  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(smem_u32(b)),
-               "r"(bytes)
-               : "memory");
-}
-__device__ __forceinline__ void mbar_arrive(std::uint64_t* b) {
-  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(smem_u32(b)) : "memory");
-}
-__device__ __forceinline__ void mbar_wait(std::uint64_t* b, unsigned parity) {
-  asm volatile(
-      "{\n.reg .pred P1;\nLAB_WAIT:\n"
-      "mbarrier.try_wait.parity.shared::cta.b64 P1, [%0], %1;\n"
-      "@P1 bra DONE;\nbra LAB_WAIT;\nDONE:\n}\n" ::"r"(smem_u32(b)),
-      "r"(parity)
-      : "memory");
-}
-__device__ __forceinline__ void tma_load_2d(void* dst, const CUtensorMap* map, int x, int y,
-                                            std::uint64_t* bar) {
-  asm volatile(
-      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, "
-      "{%2, %3}], [%4];\n" ::"r"(smem_u32(dst)),
-      "l"(reinterpret_cast<std::uint64_t>(map)), "r"(x), "r"(y), "r"(smem_u32(bar))
-      : "memory");
-}
+using detail::mbar_arrive;
+using detail::mbar_expect_tx;
+using detail::mbar_init;
+using detail::mbar_wait;
+using detail::tma_load_2d;
 
 __device__ __forceinline__ void tile_coords(int t, int tiles_m, int tiles_n, int bn, int& n0,
                                             int& h0) {
-  constexpr int kGroup = 8;
-  const int in_group = kGroup * tiles_n;
-  const int first_m = (t / in_group) * kGroup;
-  const int gsize = min(tiles_m - first_m, kGroup);
-  n0 = (first_m + (t % in_group) % gsize) * kBM;
-  h0 = ((t % in_group) / gsize) * bn;
+  detail::tile_coords(t, tiles_m, tiles_n, kBM, bn, n0, h0);
 }
 
 template <int BN, int S, int kEB>
@@ -325,37 +294,11 @@ __global__ void __launch_bounds__(kThreads2, 2)
   }
 }
 
-using EncodeFn = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*,
-                              const cuuint64_t*, const cuuint64_t*, const cuuint32_t*,
-                              const cuuint32_t*, CUtensorMapInterleave, CUtensorMapSwizzle,
-                              CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
-
-EncodeFn encode_fn() {
-  static EncodeFn fn = [] {
-    void* f = nullptr;
-    cudaDriverEntryPointQueryResult q;
-    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &f, 12000, cudaEnableDefault,
-                                         &q) !=
-            cudaSuccess ||
-        q != cudaDriverEntryPointSuccess)
-      return static_cast<EncodeFn>(nullptr);
-    return reinterpret_cast<EncodeFn>(f);
-  }();
-  return fn;
-}
-
-/// 2D map of a row-major bf16 matrix [rows, cols]: boxes of 64 rows x 64 columns
-/// (128 B), 128-byte swizzle: the SW128 MN-major layout the descriptors expect.
-/// A 2-D map of `rows` x `cols` bf16 whose rows lie `ld` elements apart.
+/// 2D map of a row-major bf16 matrix [rows, cols] whose rows lie `ld` elements
+/// apart: boxes of 64 rows x 64 columns (128 B), 128-byte swizzle, the SW128
+/// MN-major layout the descriptors expect.
 bool make_map(CUtensorMap* map, const bf16* base, int rows, int cols, int ld) {
-  const EncodeFn fn = encode_fn();
-  if (!fn) return false;
-  const cuuint64_t dims[2] = {static_cast<cuuint64_t>(cols), static_cast<cuuint64_t>(rows)};
-  const cuuint64_t strides[1] = {static_cast<cuuint64_t>(ld) * 2};
-  const cuuint32_t box[2] = {64, 64}, estr[2] = {1, 1};
-  return fn(map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, const_cast<bf16*>(base), dims, strides, box,
-            estr, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-            CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
+  return detail::make_map_sw128(map, base, DType::bf16, rows, cols, ld, 64);
 }
 
 template <int BN, int S, int kEB>
