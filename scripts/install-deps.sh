@@ -5,6 +5,8 @@
 set -euo pipefail
 
 PKGS_BUILD=(g++ cmake ninja-build pkg-config python3)
+# nlohmann-json3-dev: also the JSON of kernels/ (a standalone kernels build on a GPU
+# host without apt takes the .deb carried along: bench/kernels/device_run.sh).
 PKGS_PROVER=(libz3-dev z3 libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libssl-dev)
 PKGS_TEST=(googletest libgtest-dev libgmock-dev)
 PKGS_DOCS=(libcmark-gfm-dev libcmark-gfm-extensions-dev)

@@ -1,66 +1,93 @@
 #!/bin/bash
 # One complete GPU run of kernels/: the four evidence rows (runner JSON and the
-# GoogleTest GPU tests), the benchmark, the PyTorch baseline, a SASS summary
-# and a compute-sanitizer pass. Writes everything under $OUT.
+# GoogleTest GPU tests), the PyTorch baseline and, right after it in the same
+# batch, the benchmark (which reads the PyTorch times and the previous run's
+# baselines and prints both ratios), ncu profiles, a SASS summary and a
+# compute-sanitizer pass. Writes at most 7 files under $OUT.
 #   BIN: folder holding fusecert-kernels and test_kernels_gpu (prebuilt);
-#        rebuilt from kernels/ with CMake when they cannot load here.
+#        rebuilt from kernels/ with CMake when they cannot load here (the GPU
+#        host has no package registry: nlohmann-json comes from NLOHMANN_DEB,
+#        the Debian package's .deb carried along, unpacked under /tmp).
+#   SHAPES: bench shapes (default: the 9 spec shapes); REPS (default 20).
+#   PREVIOUS / PREVIOUS_TORCH: the last run's bench.json / torch_baseline.json
+#        (default docs/kernels/); NCU: kernel-name regexes to profile
+#        (e.g. "pingpong tma2"), NCU_SHAPE (default 4096x4096x512).
+#   GTEST_FILTER: which GPU GoogleTests (default all; the Row tests repeat the
+#        runner's evidence rows); SKIP_EVIDENCE, SKIP_GTEST, SKIP_TORCH,
+#        SKIP_SANITIZER: leave a part out.
 set -u
 OUT=${OUT:-/tmp/fusecert-kernels-out}
 BIN=${BIN:-build-kernels-bin}
+REPS=${REPS:-20}
+PREVIOUS=${PREVIOUS:-docs/kernels/bench.json}
+PREVIOUS_TORCH=${PREVIOUS_TORCH:-docs/kernels/torch_baseline.json}
 mkdir -p "$OUT"
 export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
 {
   date -u
   nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm,power.limit --format=csv
+  head -1 /proc/driver/nvidia/version
   nvcc --version | tail -2
   uname -r
 } >"$OUT/env.txt" 2>&1
 "$BIN/fusecert-kernels" >/dev/null 2>&1
 if [ $? -ne 2 ]; then
   echo "prebuilt runner does not load here; building" | tee -a "$OUT/env.txt"
-  cmake -S kernels -B /tmp/bk -G Ninja -DCMAKE_BUILD_TYPE=Release >>"$OUT/env.txt" 2>&1 &&
-    ninja -C /tmp/bk >>"$OUT/env.txt" 2>&1
+  prefix=()
+  if [ -n "${NLOHMANN_DEB:-}" ]; then
+    dpkg -x "$NLOHMANN_DEB" /tmp/nlohmann && prefix=(-DCMAKE_PREFIX_PATH=/tmp/nlohmann/usr)
+  fi
+  cmake -S kernels -B /tmp/bk -G Ninja -DCMAKE_BUILD_TYPE=Release "${prefix[@]}" >>"$OUT/env.txt" 2>&1 &&
+    ninja -C /tmp/bk >>"$OUT/env.txt" 2>&1 || { echo "build failed"; tail -30 "$OUT/env.txt"; exit 1; }
   BIN=/tmp/bk
   [ -x /tmp/bk/tests/test_kernels_gpu ] && cp /tmp/bk/tests/test_kernels_gpu /tmp/bk/
 fi
-echo "== evidence"
-timeout 200 "$BIN/fusecert-kernels" evidence --format json >"$OUT/evidence.json" 2>>"$OUT/env.txt"
-echo "evidence rc=$?"
-python3 -c "import json;d=json.load(open('$OUT/evidence.json'));[print(r['row'],r['id'],r['passed']) for r in d['rows']]"
-if [ -z "${SKIP_GTEST:-}" ]; then
-echo "== gtest gpu"
-timeout 200 "$BIN/test_kernels_gpu" >"$OUT/gtest_gpu.txt" 2>&1
-echo "gtest rc=$?"; tail -4 "$OUT/gtest_gpu.txt"
+if [ -z "${SKIP_EVIDENCE:-}" ]; then
+  echo "== evidence"
+  timeout 300 "$BIN/fusecert-kernels" evidence --format json >"$OUT/evidence.json" 2>>"$OUT/env.txt"
+  echo "evidence rc=$?"
+  python3 -c "import json;d=json.load(open('$OUT/evidence.json'));[print(r['row'],r['id'],r['passed'],r['details'].get('mismatching_elements','')) for r in d['rows']]"
 fi
-echo "== bench"
-timeout 240 "$BIN/fusecert-kernels" bench --format json >"$OUT/bench.json" 2>"$OUT/bench.txt"
-echo "bench rc=$?"; cat "$OUT/bench.txt"
-python3 -c "
-import json;d=json.load(open('$OUT/bench.json'))
-for c in d['cases'][:4]: print(c['N'],c['H'],c['BT'],c['state'],{k[6:]:round(v,1) for k,v in c['fused_configs_us'].items() if 'wgmma' in k})"
+if [ -z "${SKIP_GTEST:-}" ] && [ -x "$BIN/test_kernels_gpu" ]; then
+  echo "== gtest gpu"
+  timeout 300 "$BIN/test_kernels_gpu" --gtest_filter="${GTEST_FILTER:-*}" >"$OUT/gtest_gpu.txt" 2>&1
+  echo "gtest rc=$?"; tail -4 "$OUT/gtest_gpu.txt"
+fi
+shape_args=()
+[ -n "${SHAPES:-}" ] && shape_args=(--shapes "$SHAPES")
+torch_args=()
 if [ -z "${SKIP_TORCH:-}" ]; then
-echo "== torch"
-PYTHONUNBUFFERED=1 python3 bench/kernels/torch_baseline.py >"$OUT/torch_baseline.json" 2>>"$OUT/env.txt"
-echo "torch rc=$?"
-python3 -c "import json;[print(c['N'],c['H'],c['BT'],round(c['mm_plus_adamw_fused_us'],1)) for c in json.load(open('$OUT/torch_baseline.json'))['cases']]"
+  echo "== torch (immediately before the bench)"
+  PYTHONUNBUFFERED=1 python3 bench/kernels/torch_baseline.py --reps "$REPS" "${shape_args[@]}" \
+    >"$OUT/torch_baseline.json" 2>>"$OUT/env.txt"
+  echo "torch rc=$?"
+  torch_args=(--torch "$OUT/torch_baseline.json")
 fi
+prev_args=()
+[ -f "$PREVIOUS" ] && prev_args+=(--previous "$PREVIOUS")
+[ -f "$PREVIOUS_TORCH" ] && prev_args+=(--previous-torch "$PREVIOUS_TORCH")
+echo "== bench"
+timeout 400 "$BIN/fusecert-kernels" bench --format json --reps "$REPS" "${shape_args[@]}" \
+  "${torch_args[@]}" "${prev_args[@]}" >"$OUT/bench.json" 2>"$OUT/bench.txt"
+echo "bench rc=$?"; cat "$OUT/bench.txt"
 if [ -n "${NCU:-}" ]; then
-  for skip in ${NCU_SKIPS:-24}; do
-    echo "== ncu: 4096x4096x512 bf16 state, wgmma launch-skip $skip"
-    ncu --clock-control none -k regex:fused_wgmma --launch-skip $skip --launch-count 1 \
+  for k in $NCU; do
+    echo "== ncu: ${NCU_SHAPE:-4096x4096x512}, bf16 state, kernel ~ $k (4th launch: after 3 warm-ups)"
+    ncu --clock-control none -k "regex:$k" --launch-skip 3 --launch-count 1 \
       --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy \
-      --section WarpStateStats --section LaunchStats \
-      "$BIN/fusecert-kernels" bench --shapes 4096x4096x512 --reps 1 2>&1 | grep -vE "^ *$|^==PROF==" | head -150
+      --section WarpStateStats --section SchedulerStats --section LaunchStats \
+      "$BIN/fusecert-kernels" bench --shapes "${NCU_SHAPE:-4096x4096x512}" --reps 1 2>&1 |
+      grep -vE "^ *$|^==PROF==" | head -120
   done >"$OUT/ncu.txt" 2>&1
-  grep -E "Duration|Memory Throughput|DRAM Throughput|Compute \(SM\)|Achieved Occupancy|Registers|Block Limit|fused_wgmma" "$OUT/ncu.txt" | head -40
+  grep -E "^  fused|Duration|Memory Throughput|DRAM Throughput|Compute \(SM\) Throughput|Achieved Occupancy|Registers Per|No Eligible|Issued Warp" "$OUT/ncu.txt" | head -60
 fi
 {
-  echo "== SASS instruction counts (fused_mma kernels): HMMA / HGMMA / LDSM / local"
-  cuobjdump --dump-sass "$BIN/fusecert-kernels" | grep -cE "HMMA" 
-  cuobjdump --dump-sass "$BIN/fusecert-kernels" | grep -cE "HGMMA"
-  cuobjdump --dump-sass "$BIN/fusecert-kernels" | grep -cE "LDSM"
-  cuobjdump --dump-sass "$BIN/fusecert-kernels" | grep -cE "LDL|STL"
-  echo "== compute-sanitizer memcheck (Row 1, Row 2)"
-  [ -z "${SKIP_SANITIZER:-}" ] && timeout 120 compute-sanitizer --tool memcheck "$BIN/test_kernels_gpu" --gtest_filter='*Row1*:*Row2*' 2>&1 | tail -15
+  echo "== SASS instruction counts of fusecert-kernels: HMMA / HGMMA / LDL+STL / USETMAXREG / UTMASTG"
+  cuobjdump --dump-sass "$BIN/fusecert-kernels" >/tmp/sass.txt
+  for pat in HMMA HGMMA "LDL|STL" USETMAXREG "UTMASTG"; do echo "$pat: $(grep -cE "$pat" /tmp/sass.txt)"; done
+  if [ -z "${SKIP_SANITIZER:-}" ] && [ -x "$BIN/test_kernels_gpu" ]; then
+    echo "== compute-sanitizer memcheck (Row 1, Row 2)"
+    timeout 200 compute-sanitizer --tool memcheck "$BIN/test_kernels_gpu" --gtest_filter='*Row1*:*Row2*' 2>&1 | tail -15
+  fi
 } >>"$OUT/env.txt" 2>&1
 tail -22 "$OUT/env.txt"

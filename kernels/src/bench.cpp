@@ -7,8 +7,10 @@
 #include <cstdio>
 #include <ctime>
 #include <functional>
+#include <optional>
 
 #include "cuda_util.h"
+#include "fusecert/kernels/bench_baselines.h"
 #include "fusecert/kernels/cuda_api.h"
 #include "fusecert/kernels/evidence.h"
 #include "fusecert/kernels/host_reference.h"
@@ -17,8 +19,16 @@ namespace fusecert::kernels {
 namespace {
 
 using util::DevBuf;
-using util::jnum;
-using util::jstr;
+using util::Json;
+
+/// A time or ratio for the table: "-" when not measured.
+std::string cell(const std::optional<double>& x, const char* fmt) {
+  if (!x) return "-";
+  char b[32];
+  std::snprintf(b, sizeof b, fmt, *x);
+  return b;
+}
+Json num_or_null(const std::optional<double>& x) { return x ? Json(*x) : Json(nullptr); }
 
 class Timer {
  public:
@@ -57,7 +67,8 @@ class Timer {
 
 }  // namespace
 
-std::string run_benchmark(const std::vector<BenchShape>& shapes, int reps, std::string* table) {
+Json run_benchmark(const std::vector<BenchShape>& shapes, int reps, const BenchBaselines& base,
+                   std::string* table) {
   Timer timer;
   CublasWgrad blas;
   auto ok = [](const std::string& e) {
@@ -88,15 +99,15 @@ std::string run_benchmark(const std::vector<BenchShape>& shapes, int reps, std::
   p.opt = Optimizer::adamw;
   p.step = 10;
   p = make_step_params(p);
-  std::string cases;
-  char line[512];
+  Json cases = Json::array();
+  char line[768];
   if (table) {
     std::snprintf(line, sizeof line, "ceilings: copy %.2f TB/s, cuBLAS bf16 GEMM %.0f TFLOP/s\n",
                   copy_tbps, gemm_tflops);
     *table += line;
     *table +=
-        "  N      H      BT   state | fused us (cfg)        | unfused us (gemm+opt) | speedup | "
-        "TFLOP/s  GB/s  | bound us  frac\n";
+        "  N      H      BT   state | fused us (cfg)               | unfused us (gemm+opt) prev  | "
+        "torch us  prev   | x unfused x torch | TFLOP/s GB/s | bound us frac\n";
   }
   for (const BenchShape& sh : shapes)
     for (DType st : {DType::bf16, DType::f32}) {
@@ -111,7 +122,8 @@ std::string run_benchmark(const std::vector<BenchShape>& shapes, int reps, std::
       FK_CHECK(fill_random_device(m.get(), st, n, 4, 0.1f, false, 0));
       FK_CHECK(fill_random_device(v.get(), st, n, 5, 0.01f, true, 0));
 
-      std::string cfg_json, best_name;
+      Json cfg_json = Json::object();
+      std::string best_name;
       double best = 1e30;
       std::vector<TileConfig> candidates = mma_configs();
       if (wgmma_supported())
@@ -123,7 +135,7 @@ std::string run_benchmark(const std::vector<BenchShape>& shapes, int reps, std::
                                     m.get(), v.get(), st, nullptr, 0));
             },
             reps);
-        cfg_json += (cfg_json.empty() ? "" : ", ") + jstr(cfg.name()) + ": " + jnum(ms * 1e3);
+        cfg_json[cfg.name()] = ms * 1e3;
         if (ms < best) best = ms, best_name = cfg.name();
       }
       const double gemm_ms = timer.median_ms(
@@ -153,43 +165,83 @@ std::string run_benchmark(const std::vector<BenchShape>& shapes, int reps, std::
       const double unfused_bound = std::max(gemm_bound, (in_bytes + n * 2.0) / bw * 1e6) +
                                    (unfused_bytes - in_bytes - n * 2.0) / bw * 1e6;
       const double fused_us = best * 1e3;
-      cases += std::string(cases.empty() ? "" : ",\n    ") + "{\"N\": " + std::to_string(s.N) +
-               ", \"H\": " + std::to_string(s.H) + ", \"BT\": " + std::to_string(s.BT) +
-               ", \"W\": \"bf16\", \"state\": \"" + (st == DType::f32 ? "f32" : "bf16") +
-               "\", \"fused_us\": " + jnum(fused_us) + ", \"fused_config\": " + jstr(best_name) +
-               ", \"fused_configs_us\": {" + cfg_json + "}, \"unfused_us\": " +
-               jnum(unfused_ms * 1e3) + ", \"cublas_gemm_us\": " + jnum(gemm_ms * 1e3) +
-               ", \"optimizer_kernel_us\": " + jnum(opt_ms * 1e3) +
-               ", \"speedup_vs_unfused\": " + jnum(unfused_ms / best) +
-               ", \"fused_tflops\": " + jnum(flops / (best * 1e-3) / 1e12) +
-               ", \"fused_gbps\": " + jnum(fused_bytes / (best * 1e-3) / 1e9) +
-               ", \"fused_bytes\": " + jnum(fused_bytes) +
-               ", \"fused_bound_us\": " + jnum(fused_bound) +
-               ", \"fraction_of_fused_bound\": " + jnum(fused_bound / fused_us) +
-               ", \"unfused_bound_us\": " + jnum(unfused_bound) + "}";
+      const std::string sname = st == DType::f32 ? "f32" : "bf16";
+      // The baselines beside this run's: PyTorch from this batch (bf16 states
+      // only) and the previous run's unfused and PyTorch times.
+      auto lookup = [&](const Json& doc, BaselineKind kind) -> std::optional<double> {
+        if (doc.is_null()) return std::nullopt;
+        return baseline_us(doc, kind, s.N, s.H, s.BT, sname);
+      };
+      const std::optional<double> torch_us = lookup(base.torch, BaselineKind::torch);
+      const std::optional<double> prev_unfused = lookup(base.previous, BaselineKind::bench);
+      const std::optional<double> prev_torch = lookup(base.previous_torch, BaselineKind::torch);
+      const std::optional<double> vs_torch =
+          torch_us ? std::optional<double>(*torch_us / fused_us) : std::nullopt;
+      Json c;
+      c["N"] = s.N;
+      c["H"] = s.H;
+      c["BT"] = s.BT;
+      c["W"] = "bf16";
+      c["state"] = sname;
+      c["fused_us"] = fused_us;
+      c["fused_config"] = best_name;
+      c["fused_configs_us"] = cfg_json;
+      c["unfused_us"] = unfused_ms * 1e3;
+      c["unfused_previous_us"] = num_or_null(prev_unfused);
+      c["cublas_gemm_us"] = gemm_ms * 1e3;
+      c["optimizer_kernel_us"] = opt_ms * 1e3;
+      c["torch_us"] = num_or_null(torch_us);
+      c["torch_previous_us"] = num_or_null(prev_torch);
+      c["speedup_vs_unfused"] = unfused_ms / best;
+      c["speedup_vs_torch"] = num_or_null(vs_torch);
+      c["fused_tflops"] = flops / (best * 1e-3) / 1e12;
+      c["fused_gbps"] = fused_bytes / (best * 1e-3) / 1e9;
+      c["fused_bytes"] = fused_bytes;
+      c["fused_bound_us"] = fused_bound;
+      c["fraction_of_fused_bound"] = fused_bound / fused_us;
+      c["unfused_bound_us"] = unfused_bound;
+      cases.push_back(std::move(c));
       if (table) {
         std::snprintf(line, sizeof line,
-                      "%6d %6d %6d  %-4s | %8.1f (%-12s) | %8.1f (%6.1f+%6.1f) | %6.2fx | %6.1f "
-                      "%6.0f | %7.1f  %4.2f\n",
-                      s.N, s.H, s.BT, st == DType::f32 ? "f32" : "bf16", fused_us,
-                      best_name.c_str(), unfused_ms * 1e3, gemm_ms * 1e3, opt_ms * 1e3,
-                      unfused_ms / best, flops / (best * 1e-3) / 1e12,
-                      fused_bytes / (best * 1e-3) / 1e9, fused_bound, fused_bound / fused_us);
+                      "%6d %6d %6d  %-4s | %8.1f (%-19s) | %8.1f (%6.1f+%6.1f) %6s | %7s %6s | "
+                      "%7.2fx %6sx | %6.1f %5.0f | %7.1f %4.2f\n",
+                      s.N, s.H, s.BT, sname.c_str(), fused_us, best_name.c_str(), unfused_ms * 1e3,
+                      gemm_ms * 1e3, opt_ms * 1e3, cell(prev_unfused, "%.1f").c_str(),
+                      cell(torch_us, "%.1f").c_str(), cell(prev_torch, "%.1f").c_str(),
+                      unfused_ms / best, cell(vs_torch, "%.2f").c_str(),
+                      flops / (best * 1e-3) / 1e12, fused_bytes / (best * 1e-3) / 1e9, fused_bound,
+                      fused_bound / fused_us);
         *table += line;
       }
     }
   char date[64];
   const std::time_t now = std::time(nullptr);
   std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
-  return std::string("{\n  \"kind\": \"fusecert-kernels bench\",\n  \"date\": \"") + date +
-         "\",\n  \"device\": " + device_info_json() + ",\n  \"optimizer\": \"adamw\", \"W\": \"bf16\"" +
-         ",\n  \"method\": \"CUDA-event median of " + std::to_string(reps) +
-         " runs after 3 warm-ups, 512 MiB memset before each run (L2 flush); unfused = cuBLAS "
-         "GemmEx (bf16 gradient out, fp32 compute) + the elementwise optimizer kernel; bounds "
-         "from the ceilings measured in this run\"" +
-         ",\n  \"ceilings\": {\"copy_tbps\": " + jnum(copy_tbps) +
-         ", \"cublas_bf16_gemm_tflops\": " + jnum(gemm_tflops) + "},\n  \"cases\": [\n    " +
-         cases + "\n  ]\n}\n";
+  Json doc;
+  doc["kind"] = "fusecert-kernels bench";
+  doc["date"] = date;
+  doc["device"] = device_info_json();
+  doc["optimizer"] = "adamw";
+  doc["W"] = "bf16";
+  doc["method"] =
+      "CUDA-event median of " + std::to_string(reps) +
+      " runs after 3 warm-ups, 512 MiB memset before each run (L2 flush); unfused = cuBLAS "
+      "GemmEx (bf16 gradient out, fp32 compute) + the elementwise optimizer kernel; bounds from "
+      "the ceilings measured in this run; torch_us from the PyTorch baseline run just before in "
+      "the same batch (bf16 states only); *_previous_us from the previous run's documents";
+  auto source = [](const Json& d, const std::string& file) {
+    if (d.is_null()) return Json(nullptr);
+    Json o;
+    o["file"] = file;
+    o["date"] = d.contains("date") ? d["date"] : Json(nullptr);
+    return o;
+  };
+  doc["baselines"] = {{"torch", source(base.torch, base.torch_file)},
+                      {"previous", source(base.previous, base.previous_file)},
+                      {"previous_torch", source(base.previous_torch, base.previous_torch_file)}};
+  doc["ceilings"] = {{"copy_tbps", copy_tbps}, {"cublas_bf16_gemm_tflops", gemm_tflops}};
+  doc["cases"] = std::move(cases);
+  return doc;
 }
 
 }  // namespace fusecert::kernels

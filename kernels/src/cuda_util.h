@@ -1,7 +1,9 @@
-// cuda_util.h — error checks, device buffers and JSON text helpers for the
+// cuda_util.h — error checks, device buffers and the JSON type of the
 // evidence and benchmark code (internal).
 #pragma once
 #include <cuda_runtime.h>
+
+#include <nlohmann/json.hpp>
 
 #include <cstdio>
 #include <sstream>
@@ -46,23 +48,9 @@ class DevBuf {
   std::size_t bytes_ = 0;
 };
 
-inline std::string jstr(const std::string& s) {
-  std::string o = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') o += '\\';
-    if (c == '\n') {
-      o += "\\n";
-      continue;
-    }
-    o += c;
-  }
-  return o + "\"";
-}
-inline std::string jnum(double x) {
-  char b[64];
-  std::snprintf(b, sizeof b, "%.6g", x);
-  return b;
-}
-inline std::string jbool(bool b) { return b ? "true" : "false"; }
+/// The JSON documents of the evidence, the benchmark and the distributed run:
+/// nlohmann-json, keys in insertion order. A NaN or an infinity is written as
+/// null (never as an invalid token such as `nan`).
+using Json = nlohmann::ordered_json;
 
 }  // namespace fusecert::kernels::util

@@ -1,15 +1,18 @@
 // distributed.cpp — P3 evidence and benchmark over NCCL (see distributed.h).
 // The parent forks one process per GPU before any CUDA call; rank 0 creates
 // the NCCL unique id and publishes it through anonymous shared memory; each
-// rank writes its JSON fragment and verdict back there.
+// rank writes its verdict there and its JSON fragment (any length) into its
+// own pipe, which the parent reads to the end.
 #include "fusecert/kernels/distributed.h"
 
 #include <nccl.h>
+#include <poll.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstring>
@@ -27,18 +30,14 @@ namespace fusecert::kernels {
 namespace {
 
 using util::DevBuf;
-using util::jbool;
-using util::jnum;
-using util::jstr;
+using util::Json;
 
 constexpr int kMaxRanks = 16;
-constexpr std::size_t kFragBytes = 1 << 16;
 
 struct SharedBlock {
   ncclUniqueId id;
   volatile int ready;
   volatile int rc[kMaxRanks];
-  char json[kMaxRanks][kFragBytes];
 };
 
 void nccl_check(ncclResult_t r, const char* what) {
@@ -187,7 +186,7 @@ Diff diff(const float* a, const float* b, std::size_t n) {
 }
 
 /// The distributed evidence on this rank; returns its JSON fragment.
-std::string evidence_rank(const Ctx& c, bool* passed) {
+Json evidence_rank(const Ctx& c, bool* passed) {
   const float mu = 0.9f, lr = 0.01f;
   struct Case {
     int V, H, BT, C;
@@ -199,7 +198,7 @@ std::string evidence_rank(const Ctx& c, bool* passed) {
       {1001, 96, 128, 64, 1}, {256, 128, 64, 48, 2}, {512 * c.R, 256, 128, 128, 3}};
   const Gemm fused_simt{true, config_named("simt_64x64x16")},
       fused_wgmma{true, config_named("wgmma_128x128x64_tma2")}, cublas{};
-  std::string items, skipped;
+  Json items = Json::array(), skipped = Json::array();
   bool all = true;
   int wgmma_cases = 0;
   double worst_B = 0, worst_W = 0;
@@ -207,9 +206,7 @@ std::string evidence_rank(const Ctx& c, bool* passed) {
     for (const Gemm& gemm : {fused_simt, fused_wgmma}) {
       const int V = cs.V, H = cs.H, BT = cs.BT, C = cs.C, R = c.R;
       if (const std::string why = gemm_unsupported(gemm, BT, V, H, C, R); !why.empty()) {
-        skipped += std::string(skipped.empty() ? "" : ", ") + "{\"V\": " + std::to_string(V) +
-                   ", \"H\": " + std::to_string(H) + ", \"gemm\": " + jstr(gemm.name()) +
-                   ", \"why\": " + jstr(why) + "}";
+        skipped.push_back({{"V", V}, {"H", H}, {"gemm", gemm.name()}, {"why", why}});
         continue;
       }
       wgmma_cases += gemm.cfg.engine == Engine::wgmma;
@@ -328,40 +325,51 @@ std::string evidence_rank(const Ctx& c, bool* passed) {
       all = all && ok;
       worst_B = std::max(worst_B, risB.max_rel);
       worst_W = std::max(worst_W, risW.max_rel);
-      items += std::string(items.empty() ? "" : ", ") + "{\"V\": " + std::to_string(V) +
-               ", \"H\": " + std::to_string(H) + ", \"BT_per_rank\": " + std::to_string(BT) +
-               ", \"chunk_rows\": " + std::to_string(C) +
-               ", \"reduce_into_state_gemm\": " + jstr(gemm.name()) +
-               ", \"data_parallel_gemm\": \"cublas\", \"owned_rows\": [" + std::to_string(mine.start) + ", " +
-               std::to_string(mine.start + mine.rows) +
-               "], \"reduce_into_state\": {\"B_max_rel_diff\": " + jnum(risB.max_rel) +
-               ", \"W_max_rel_diff\": " + jnum(risW.max_rel) +
-               ", \"B_bitwise_equal_elements\": " + std::to_string(risB.exact) +
-               "}, \"data_parallel\": {\"B_max_rel_diff\": " + jnum(dpB.max_rel) +
-               ", \"W_max_rel_diff\": " + jnum(dpW.max_rel) +
-               ", \"B_bitwise_equal_elements\": " + std::to_string(dpB.exact) +
-               "}, \"owned_elements\": " + std::to_string(own) +
-               ", \"every_row_one_owner\": " + jbool(one_owner) +
-               ", \"adamw_v_on_partials_rel_error\": " + jnum(v_err) + ", \"passed\": " +
-               jbool(ok) + "}";
+      items.push_back(
+          {{"V", V},
+           {"H", H},
+           {"BT_per_rank", BT},
+           {"chunk_rows", C},
+           {"reduce_into_state_gemm", gemm.name()},
+           {"data_parallel_gemm", "cublas"},
+           {"owned_rows", {mine.start, mine.start + mine.rows}},
+           {"reduce_into_state",
+            {{"B_max_rel_diff", risB.max_rel},
+             {"W_max_rel_diff", risW.max_rel},
+             {"B_bitwise_equal_elements", risB.exact}}},
+           {"data_parallel",
+            {{"B_max_rel_diff", dpB.max_rel},
+             {"W_max_rel_diff", dpW.max_rel},
+             {"B_bitwise_equal_elements", dpB.exact}}},
+           {"owned_elements", own},
+           {"every_row_one_owner", one_owner},
+           {"adamw_v_on_partials_rel_error", v_err},
+           {"passed", ok}});
     }
   // On a Hopper GPU the tensor-core kernel must have run at least one case.
   if (wgmma_supported() && wgmma_cases == 0) all = false;
   *passed = all;
-  return "{\"rank\": " + std::to_string(c.rank) + ", \"device\": " + device_info_json() +
-         ", \"passed\": " + jbool(all) + ", \"worst_B_max_rel_diff\": " + jnum(worst_B) +
-         ", \"worst_W_max_rel_diff\": " + jnum(worst_W) + ", \"tolerance\": 1e-05, \"metric\": \"max_rel_diff = max|a - b| / max|b| over the "
-         "owned elements, a = this rank's shard, b = the single-device fused step on the summed "
-         "gradient (host, sequential over all R*BT tokens); exact in the reals, binary32 "
-         "reassociation across ranks in practice\", \"cases\": [" +
-         items + "], \"skipped\": [" + skipped + "]}";
+  Json frag;
+  frag["rank"] = c.rank;
+  frag["device"] = device_info_json();
+  frag["passed"] = all;
+  frag["worst_B_max_rel_diff"] = worst_B;
+  frag["worst_W_max_rel_diff"] = worst_W;
+  frag["tolerance"] = 1e-5;
+  frag["metric"] =
+      "max_rel_diff = max|a - b| / max|b| over the owned elements, a = this rank's shard, b = "
+      "the single-device fused step on the summed gradient (host, sequential over all R*BT "
+      "tokens); exact in the reals, binary32 reassociation across ranks in practice";
+  frag["cases"] = std::move(items);
+  frag["skipped"] = std::move(skipped);
+  return frag;
 }
 
 /// The distributed benchmark on this rank: one 4096 x 14336 weight (f32 W and
 /// momentum), BT 2048 tokens per rank. Reduce-into-state runs #8's fused
 /// kernel (momentum_state epilogue) in each of its fastest tensor-core
 /// configurations; the data-parallel baseline runs cuBLAS.
-std::string bench_rank(const Ctx& c, bool* passed) {
+Json bench_rank(const Ctx& c, bool* passed) {
   const int V = 4096, H = 14336, BT = 2048, R = c.R, reps = 10;
   // Chunk rows: the send buffer [R, C, H] stays at most a quarter of the
   // gradient for R <= 8 and half of it at R = 16 (C = V / 4R rounded down to
@@ -457,16 +465,18 @@ std::string bench_rank(const Ctx& c, bool* passed) {
                   static_cast<long long>(live) - static_cast<long long>(base)};
   };
   auto res = [](const Result& r) {
-    return "{\"step_us_median\": " + jnum(r.median_us) +
-           ", \"step_pool_peak_bytes\": " + std::to_string(r.pool_peak) +
-           ", \"device_used_growth_bytes\": " + std::to_string(r.live_growth) + "}";
+    return Json{{"step_us_median", r.median_us},
+                {"step_pool_peak_bytes", r.pool_peak},
+                {"device_used_growth_bytes", r.live_growth}};
   };
+
   // #8's three fastest tensor-core configurations (those that can take every
   // chunk of every shard; else the simt kernel); each must keep the step's
   // temporaries below one gradient.
   bool small = true;
   Result r_ris{1e300, 0, 0};
-  std::string per_config, best;
+  Json per_config = Json::object();
+  std::string best;
   std::vector<std::string> names;
   for (const char* name :
        {"wgmma_128x128x64_tma2", "wgmma_128x128x64_tma", "wgmma_128x128x64_smem"}) {
@@ -474,8 +484,7 @@ std::string bench_rank(const Ctx& c, bool* passed) {
     if (why.empty())
       names.push_back(name);
     else
-      per_config += std::string(per_config.empty() ? "" : ", ") + jstr(name) +
-                    ": {\"skipped\": " + jstr(why) + "}";
+      per_config[name] = {{"skipped", why}};
   }
   if (names.empty()) names.push_back("simt_64x64x16");
   for (const std::string& name : names) {
@@ -483,32 +492,42 @@ std::string bench_rank(const Ctx& c, bool* passed) {
     const Result r = measure(ris);
     small = small && r.pool_peak < grad_bytes &&
             r.live_growth < static_cast<long long>(grad_bytes);
-    per_config += std::string(per_config.empty() ? "" : ", ") + jstr(name) + ": " + res(r);
+    per_config[name] = res(r);
     if (r.median_us < r_ris.median_us) r_ris = r, best = name;
   }
   const Result r_dp = measure(dp);
   cudaEventDestroy(a);
   cudaEventDestroy(b);
   *passed = small && r_dp.pool_peak >= grad_bytes;
-  return "{\"rank\": " + std::to_string(c.rank) + ", \"device\": " + device_info_json() +
-         ", \"V\": 4096, \"H\": 14336, \"BT_per_rank\": 2048, \"chunk_rows\": " +
-         std::to_string(C) + ", "
-         "\"W\": \"f32\", \"momentum\": \"f32\", \"reduce_into_state_gemm\": \"fused " +
-         best + " (momentum_state epilogue)\", \"data_parallel_gemm\": \"cublas\", \"owned_rows\": [" +
-         std::to_string(mine.start) + ", " + std::to_string(mine.start + mine.rows) +
-         "], \"gradient_bytes_f32\": " + std::to_string(grad_bytes) +
-         ", \"reduce_into_state\": " + res(r_ris) + ", \"reduce_into_state_by_config\": {" +
-         per_config + "}, \"data_parallel\": " + res(r_dp) +
-         ", \"speedup\": " + jnum(r_dp.median_us / r_ris.median_us) +
-         ", \"no_gradient_sized_buffer_in_reduce_into_state\": " + jbool(*passed) +
-         ", \"method\": \"median of " + std::to_string(reps) +
-         " steps after 2 warm-ups, ranks aligned by an NCCL all-reduce before each; step "
-         "temporaries from the default stream-ordered pool (UsedMemHigh); device-wide growth "
-         "from cudaMemGetInfo with the temporaries live\"}";
+  Json frag;
+  frag["rank"] = c.rank;
+  frag["device"] = device_info_json();
+  frag["V"] = V;
+  frag["H"] = H;
+  frag["BT_per_rank"] = BT;
+  frag["chunk_rows"] = C;
+  frag["W"] = "f32";
+  frag["momentum"] = "f32";
+  frag["reduce_into_state_gemm"] = "fused " + best + " (momentum_state epilogue)";
+  frag["data_parallel_gemm"] = "cublas";
+  frag["owned_rows"] = {mine.start, mine.start + mine.rows};
+  frag["gradient_bytes_f32"] = grad_bytes;
+  frag["reduce_into_state"] = res(r_ris);
+  frag["reduce_into_state_by_config"] = std::move(per_config);
+  frag["data_parallel"] = res(r_dp);
+  frag["speedup"] = r_dp.median_us / r_ris.median_us;
+  frag["no_gradient_sized_buffer_in_reduce_into_state"] = *passed;
+  frag["method"] = "median of " + std::to_string(reps) +
+                   " steps after 2 warm-ups, ranks aligned by an NCCL all-reduce before each; "
+                   "step temporaries from the default stream-ordered pool (UsedMemHigh); "
+                   "device-wide growth from cudaMemGetInfo with the temporaries live";
+  return frag;
 }
 
-void run_rank(int rank, const DistOptions& o, SharedBlock* sh) {
-  std::string frag;
+/// Rank `rank`'s whole run (in its own process): its verdict goes into the
+/// shared block, its JSON fragment into `out_fd` (a pipe to the parent).
+void run_rank(int rank, const DistOptions& o, SharedBlock* sh, int out_fd) {
+  Json frag;
   int rc = 2;
   try {
     int ndev = 0;
@@ -549,11 +568,20 @@ void run_rank(int rank, const DistOptions& o, SharedBlock* sh) {
     ncclCommDestroy(comm);
     cudaStreamDestroy(stream);
   } catch (const std::exception& e) {
-    frag = "{\"rank\": " + std::to_string(rank) + ", \"error\": " + jstr(e.what()) + "}";
+    frag = Json{{"rank", rank}, {"error", e.what()}};
     rc = 2;
   }
-  if (frag.size() >= kFragBytes) frag = "{\"rank\": " + std::to_string(rank) + ", \"error\": \"result too long\"}";
-  std::memcpy(sh->json[rank], frag.c_str(), frag.size() + 1);
+  const std::string text = frag.dump();
+  for (std::size_t done = 0; done < text.size();) {
+    const ssize_t n = write(out_fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      rc = 2;  // the parent stopped reading: it reports this rank as not reported
+      break;
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  close(out_fd);
   sh->rc[rank] = rc;
 }
 
@@ -570,21 +598,68 @@ std::string run_distributed(const DistOptions& o, int* exit_code) {
   auto* sh = static_cast<SharedBlock*>(mem);
   std::memset(sh, 0, sizeof(SharedBlock));
   for (int r = 0; r < o.ranks; ++r) sh->rc[r] = 2;
+  // One pipe per rank for its fragment (any length); read concurrently so
+  // that no rank blocks on a full pipe while the parent waits for another.
+  std::vector<int> rd(o.ranks, -1), wr(o.ranks, -1);
+  for (int r = 0; r < o.ranks; ++r) {
+    int fds[2];
+    if (pipe(fds) != 0) {
+      munmap(mem, sizeof(SharedBlock));
+      return "{\"error\": \"pipe failed\"}\n";
+    }
+    rd[r] = fds[0];
+    wr[r] = fds[1];
+  }
   std::vector<pid_t> pids;
   for (int r = 0; r < o.ranks; ++r) {
     const pid_t pid = fork();
     if (pid == 0) {
-      run_rank(r, o, sh);
+      for (int q = 0; q < o.ranks; ++q) {
+        close(rd[q]);
+        if (q != r) close(wr[q]);
+      }
+      run_rank(r, o, sh, wr[r]);
       _exit(0);
     }
     if (pid > 0) pids.push_back(pid);
   }
+  for (int r = 0; r < o.ranks; ++r) close(wr[r]);
+  std::vector<std::string> text(o.ranks);
+  for (int open_fds = o.ranks; open_fds > 0;) {
+    std::vector<pollfd> pf;
+    std::vector<int> who;
+    for (int r = 0; r < o.ranks; ++r)
+      if (rd[r] >= 0) pf.push_back({rd[r], POLLIN, 0}), who.push_back(r);
+    if (poll(pf.data(), pf.size(), -1) < 0) {
+      if (errno == EINTR) continue;
+      break;
+    }
+    for (std::size_t i = 0; i < pf.size(); ++i) {
+      if (!(pf[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+      char buf[65536];
+      const ssize_t n = read(pf[i].fd, buf, sizeof buf);
+      if (n > 0) {
+        text[who[i]].append(buf, static_cast<std::size_t>(n));
+      } else if (n == 0 || errno != EINTR) {
+        close(pf[i].fd);
+        rd[who[i]] = -1;
+        --open_fds;
+      }
+    }
+  }
+  for (int r = 0; r < o.ranks; ++r)
+    if (rd[r] >= 0) close(rd[r]);
   for (pid_t pid : pids) waitpid(pid, nullptr, 0);
   int worst = 0;
-  std::string frags;
+  Json per_rank = Json::array();
   for (int r = 0; r < o.ranks; ++r) {
     worst = std::max(worst, static_cast<int>(sh->rc[r]));
-    frags += std::string(r ? ",\n    " : "") + (sh->json[r][0] ? sh->json[r] : "{\"error\": \"rank did not report\"}");
+    Json frag = text[r].empty() ? Json(nullptr) : Json::parse(text[r], nullptr, false);
+    if (text[r].empty())
+      frag = Json{{"rank", r}, {"error", "rank did not report"}};
+    else if (frag.is_discarded())
+      frag = Json{{"rank", r}, {"error", "rank's report is not valid JSON"}}, worst = 2;
+    per_rank.push_back(std::move(frag));
   }
   munmap(mem, sizeof(SharedBlock));
   *exit_code = static_cast<int>(pids.size()) == o.ranks ? worst : 2;
@@ -592,12 +667,16 @@ std::string run_distributed(const DistOptions& o, int* exit_code) {
   const std::time_t now = std::time(nullptr);
   std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
   const char* nvls = std::getenv("NCCL_NVLS_ENABLE");
-  return std::string("{\n  \"kind\": \"fusecert-kernels ") + o.what +
-         " --distributed\",\n  \"date\": \"" + date + "\",\n  \"ranks\": " +
-         std::to_string(o.ranks) + ",\n  \"nccl_version_code\": " + std::to_string(NCCL_VERSION_CODE) +
-         ",\n  \"NCCL_NVLS_ENABLE\": " + jstr(nvls ? nvls : "") +
-         ",\n  \"optimizer\": \"sgd_momentum (mu 0.9, lr 0.01)\",\n  \"passed\": " +
-         jbool(*exit_code == 0) + ",\n  \"per_rank\": [\n    " + frags + "\n  ]\n}\n";
+  Json doc;
+  doc["kind"] = "fusecert-kernels " + o.what + " --distributed";
+  doc["date"] = date;
+  doc["ranks"] = o.ranks;
+  doc["nccl_version_code"] = NCCL_VERSION_CODE;
+  doc["NCCL_NVLS_ENABLE"] = nvls ? nvls : "";
+  doc["optimizer"] = "sgd_momentum (mu 0.9, lr 0.01)";
+  doc["passed"] = *exit_code == 0;
+  doc["per_rank"] = std::move(per_rank);
+  return doc.dump(2) + "\n";
 }
 
 }  // namespace fusecert::kernels

@@ -17,9 +17,7 @@ namespace fusecert::kernels {
 namespace {
 
 using util::DevBuf;
-using util::jbool;
-using util::jnum;
-using util::jstr;
+using util::Json;
 
 const char* dname(DType t) { return t == DType::f32 ? "f32" : "bf16"; }
 const char* oname(Optimizer o) { return o == Optimizer::adamw ? "adamw" : "sgd_momentum"; }
@@ -88,23 +86,26 @@ double rel_l2(const std::vector<float>& a, const std::vector<float>& b) {
 
 }  // namespace
 
-std::string device_info_json() {
+Json device_info_json() {
   int dev = 0, driver = 0, runtime = 0;
   cudaDeviceProp prop{};
   FK_CHECK(cudaGetDevice(&dev));
   FK_CHECK(cudaGetDeviceProperties(&prop, dev));
   FK_CHECK(cudaDriverGetVersion(&driver));
   FK_CHECK(cudaRuntimeGetVersion(&runtime));
+  Json d;
+  d["name"] = prop.name;
   // The kernel module's version string (e.g. "580.159.04"), when readable.
   // Bench files recorded before 2026-11-30 08:26 UTC (bench-step1..4.json)
   // hold "driver": "for" from an earlier parse of this line; see kernels.md.
-  const std::string driver_version = read_nvidia_driver_version();
-  return "{\"name\": " + jstr(prop.name) + ", \"driver\": " + jstr(driver_version) + ", \"cc\": \"" + std::to_string(prop.major) + "." +
-         std::to_string(prop.minor) + "\", \"sms\": " + std::to_string(prop.multiProcessorCount) +
-         ", \"l2_bytes\": " + std::to_string(prop.l2CacheSize) +
-         ", \"memory_bytes\": " + std::to_string(prop.totalGlobalMem) +
-         ", \"cuda_driver_api\": " + std::to_string(driver) +
-         ", \"cuda_runtime\": " + std::to_string(runtime) + "}";
+  d["driver"] = read_nvidia_driver_version();
+  d["cc"] = std::to_string(prop.major) + "." + std::to_string(prop.minor);
+  d["sms"] = prop.multiProcessorCount;
+  d["l2_bytes"] = prop.l2CacheSize;
+  d["memory_bytes"] = prop.totalGlobalMem;
+  d["cuda_driver_api"] = driver;
+  d["cuda_runtime"] = runtime;
+  return d;
 }
 
 EvidenceRow evidence_fused_vs_host() {
@@ -115,6 +116,9 @@ EvidenceRow evidence_fused_vs_host() {
     for (const auto& c : wgmma_configs()) tensor_core.push_back(c);
   const std::vector<Shape> simt_shapes = {{100, 72, 136}, {512, 128, 256}};
   const Shape mma_shape{512, 128, 256};
+  // 16 x 20 = 320 tiles of 128 x 128: more than two per CTA on 132 SMs.
+  const Shape kMultiTileShape{128, 2048, 2560};
+  std::vector<float> multi_g_host;
   std::size_t cases = 0, mismatches = 0;
   double worst_grad_rel = 0;
   std::string failures;
@@ -159,24 +163,44 @@ EvidenceRow evidence_fused_vs_host() {
                 host_gradient_f32(ref.dY.data(), ref.X.data(), mma_shape);
             worst_grad_rel = std::max(worst_grad_rel, rel_l2(g_dev, g_host));
           }
+          // (c) the persistent kernels on a grid of more tiles than SMs: several
+          // tiles per CTA, so the ping-pong's second math warpgroup, the stage
+          // and slice rings' wrap-around and the tile order are all exercised.
+          if (seed != 11u) continue;
+          for (const TileConfig& cfg : tensor_core) {
+            if (cfg.epilogue != 3 && cfg.epilogue != 5) continue;
+            HostCase ref = make_case(kMultiTileShape, wt, st, seed), got = ref;
+            std::vector<float> g_dev;
+            run_fused_host(cfg, p, kMultiTileShape, got.dY.data(), got.X.data(), got.W.data(), wt,
+                           got.m.data(), got.v.data(), st, &g_dev);
+            host_apply_optimizer(p, g_dev.data(), kMultiTileShape, ref.W.data(), wt, ref.m.data(),
+                                 ref.v.data(), st);
+            compare(ref, got, cfg.name() + " (multi-tile)");
+            if (multi_g_host.empty())  // dY, X depend on the seed only
+              multi_g_host = host_gradient_f32(ref.dY.data(), ref.X.data(), kMultiTileShape);
+            worst_grad_rel = std::max(worst_grad_rel, rel_l2(g_dev, multi_g_host));
+          }
         }
   row.passed = mismatches == 0 && worst_grad_rel < 1e-5;
   row.summary = std::to_string(cases) + " cases, " + std::to_string(mismatches) +
                 " mismatching elements; mma accumulator rel. L2 error vs sequential fp32 " +
-                jnum(worst_grad_rel);
-  row.json = "{\"cases\": " + std::to_string(cases) +
-             ", \"mismatching_elements\": " + std::to_string(mismatches) +
-             ", \"simt_config\": " + jstr(simt.name()) + ", \"tensor_core_configs\": [" +
-             [&] {
-               std::string o;
-               for (const auto& c : tensor_core) o += (o.empty() ? "" : ", ") + jstr(c.name());
-               return o;
-             }() + "]" +
-             ", \"simt_shapes_BT_N_H\": [[100,72,136],[512,128,256]], \"mma_shape_BT_N_H\": "
-             "[512,128,256], \"seeds\": [11,12,13], \"optimizers\": [\"adamw\", "
-             "\"sgd_momentum\"], \"W_dtypes\": [\"f32\",\"bf16\"], \"state_dtypes\": "
-             "[\"f32\",\"bf16\"], \"mma_grad_rel_l2_vs_sequential\": " +
-             jnum(worst_grad_rel) + ", \"failures\": " + jstr(failures) + "}";
+                Json(worst_grad_rel).dump();
+  Json names = Json::array();
+  for (const auto& c : tensor_core) names.push_back(c.name());
+  row.details = {{"cases", cases},
+                 {"mismatching_elements", mismatches},
+                 {"simt_config", simt.name()},
+                 {"tensor_core_configs", names},
+                 {"simt_shapes_BT_N_H", {{100, 72, 136}, {512, 128, 256}}},
+                 {"mma_shape_BT_N_H", {512, 128, 256}},
+                 {"multi_tile_shape_BT_N_H", {128, 2048, 2560}},
+                 {"multi_tile_configs", "the persistent ones (_tma, _pingpong), seed 11"},
+                 {"seeds", {11, 12, 13}},
+                 {"optimizers", {"adamw", "sgd_momentum"}},
+                 {"W_dtypes", {"f32", "bf16"}},
+                 {"state_dtypes", {"f32", "bf16"}},
+                 {"mma_grad_rel_l2_vs_sequential", worst_grad_rel},
+                 {"failures", failures}};
   return row;
 }
 
@@ -216,17 +240,18 @@ EvidenceRow evidence_tile_configs() {
                           ": " + std::to_string(bad) + "; ";
           }
         }
-  std::string names;
+  Json names = Json::array();
   for (const auto& configs : engines)
-    for (const auto& c : configs) names += (names.empty() ? "" : ", ") + jstr(c.name());
+    for (const auto& c : configs) names.push_back(c.name());
   row.passed = mismatches == 0 && comparisons > 0;
   row.summary = std::to_string(comparisons) + " config pairs, " + std::to_string(mismatches) +
                 " mismatching elements (4 simt + 4 mma" +
-                (engines.size() > 2 ? std::string(" + 12 wgmma (3 tile shapes; register, smem, warp-specialized and TMA-fed)") : std::string()) + " tile shapes)";
-  row.json = "{\"configs\": [" + names + "], \"shape_BT_N_H\": [512,256,256], \"comparisons\": " +
-             std::to_string(comparisons) +
-             ", \"mismatching_elements\": " + std::to_string(mismatches) +
-             ", \"failures\": " + jstr(failures) + "}";
+                (engines.size() > 2 ? " + " + std::to_string(engines[2].size()) + " wgmma (3 tile shapes; register, smem, warp-specialized, TMA-fed and ping-pong)" : std::string()) + " tile shapes)";
+  row.details = {{"configs", names},
+                 {"shape_BT_N_H", {512, 256, 256}},
+                 {"comparisons", comparisons},
+                 {"mismatching_elements", mismatches},
+                 {"failures", failures}};
   return row;
 }
 
@@ -316,16 +341,17 @@ EvidenceRow evidence_no_gradient_buffer() {
                 std::to_string(high_fused) + " B vs unfused " + std::to_string(high_unfused) +
                 " B; device-wide growth fused " + std::to_string(d_fused) + " B vs unfused " +
                 std::to_string(d_unfused) + " B";
-  row.json = "{\"shape_BT_N_H\": [512,4096,4096], \"gradient_bytes_bf16\": " +
-             std::to_string(grad_bytes) + ", \"fused_pool_peak_bytes\": " +
-             std::to_string(high_fused) + ", \"unfused_pool_peak_bytes\": " +
-             std::to_string(high_unfused) + ", \"fused_device_used_growth_bytes\": " +
-             std::to_string(d_fused) + ", \"unfused_device_used_growth_bytes\": " +
-             std::to_string(d_unfused) +
-             ", \"method\": \"each path allocates its step temporaries from the default "
-             "stream-ordered pool (cudaMemPoolAttrUsedMemHigh reset before the step); "
-             "device-wide used memory (cudaMemGetInfo) read while the step's buffers are live, "
-             "minus before the step\"}";
+  row.details = {
+      {"shape_BT_N_H", {512, 4096, 4096}},
+      {"gradient_bytes_bf16", grad_bytes},
+      {"fused_pool_peak_bytes", high_fused},
+      {"unfused_pool_peak_bytes", high_unfused},
+      {"fused_device_used_growth_bytes", d_fused},
+      {"unfused_device_used_growth_bytes", d_unfused},
+      {"method",
+       "each path allocates its step temporaries from the default stream-ordered pool "
+       "(cudaMemPoolAttrUsedMemHigh reset before the step); device-wide used memory "
+       "(cudaMemGetInfo) read while the step's buffers are live, minus before the step"}};
   return row;
 }
 
@@ -367,7 +393,7 @@ EvidenceRow evidence_p6_gains() {
   const Shape s{512, 128, 256};
   CublasWgrad blas;
   GpuP6 ctx{&blas};
-  std::string items;
+  Json items = Json::array();
   for (auto [wt, st] : {std::pair{DType::f32, DType::f32}, std::pair{DType::f32, DType::bf16},
                         std::pair{DType::bf16, DType::bf16}}) {
     const P6Result r = run_p6(wt, st, s, 20, 2026, p6_fused, nullptr, p6_unfused, &ctx);
@@ -375,19 +401,23 @@ EvidenceRow evidence_p6_gains() {
     // (<= 2x) with bf16 state, and the fp32 path never clearly worse.
     const bool ok = (st == DType::f32) ? r.gain >= 100.0 : (r.gain >= 0.8 && r.gain <= 2.0);
     row.passed = row.passed && ok && std::isfinite(r.gain);
-    items += std::string(items.empty() ? "" : ", ") + "{\"W\": \"" + dname(wt) + "\", \"state\": \"" +
-             dname(st) + "\", \"err_fp32_accumulator\": " + jnum(r.err_fp32_grad) +
-             ", \"err_bf16_gradient\": " + jnum(r.err_bf16_grad) +
-             ", \"gain\": " + jnum(r.gain) + ", \"passed\": " + jbool(ok) + "}";
+    items.push_back({{"W", dname(wt)},
+                     {"state", dname(st)},
+                     {"err_fp32_accumulator", r.err_fp32_grad},
+                     {"err_bf16_gradient", r.err_bf16_grad},
+                     {"gain", r.gain},
+                     {"passed", ok}});
     row.summary += std::string(row.summary.empty() ? "" : "; ") + "W " + dname(wt) + "/state " +
-                   dname(st) + " gain " + jnum(r.gain);
+                   dname(st) + " gain " + Json(r.gain).dump();
   }
-  row.json = "{\"shape_BT_N_H\": [512,128,256], \"steps\": 20, \"optimizer\": \"adamw\", "
-             "\"error\": \"||W - W_f64|| / ||W_f64 - W_0|| after the last step\", "
-             "\"fp32_path\": \"fused mma kernel (fp32 accumulator in the epilogue)\", "
-             "\"bf16_path\": \"cuBLAS GEMM with bf16 output + optimizer kernel\", "
-             "\"criteria\": \"gain >= 100 with f32 state; 0.8 <= gain <= 2 with bf16 state\", "
-             "\"results\": [" + items + "]}";
+  row.details = {{"shape_BT_N_H", {512, 128, 256}},
+                 {"steps", 20},
+                 {"optimizer", "adamw"},
+                 {"error", "||W - W_f64|| / ||W_f64 - W_0|| after the last step"},
+                 {"fp32_path", "fused mma kernel (fp32 accumulator in the epilogue)"},
+                 {"bf16_path", "cuBLAS GEMM with bf16 output + optimizer kernel"},
+                 {"criteria", "gain >= 100 with f32 state; 0.8 <= gain <= 2 with bf16 state"},
+                 {"results", items}};
   return row;
 }
 

@@ -3,6 +3,10 @@
 //
 //   fusecert-kernels evidence [--format json|text]
 //   fusecert-kernels bench [--shapes NxHxBT,...] [--reps R] [--format json|text]
+//                          [--torch FILE] [--previous FILE] [--previous-torch FILE]
+//       --torch: this batch's bench/kernels/torch_baseline.py output (ratio vs PyTorch);
+//       --previous / --previous-torch: the last run's bench and PyTorch documents,
+//       printed beside this run's baselines (a malformed file is a usage error)
 //   fusecert-kernels evidence|bench --distributed [--ranks R] [--format json]
 //                                  (P3, NCCL, one process per GPU; JSON only; R in 1..16, default 2)
 // Exit codes: 0 pass, 1 an evidence row failed, 2 usage error / no CUDA device.
@@ -17,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "fusecert/kernels/bench_baselines.h"
 #include "fusecert/kernels/cuda_api.h"
 #include "fusecert/kernels/distributed.h"
 #include "fusecert/kernels/evidence.h"
@@ -30,6 +35,8 @@ int usage(const std::string& why = "") {
   std::cerr << "usage: fusecert-kernels evidence [--format json|text]\n"
                "       fusecert-kernels bench [--shapes NxHxBT,...] [--reps R] "
                "[--format json|text]\n"
+               "                              [--torch FILE] [--previous FILE] "
+               "[--previous-torch FILE]\n"
                "       fusecert-kernels evidence|bench --distributed [--ranks R] [--format json]\n";
   return 2;
 }
@@ -83,6 +90,7 @@ int main(int argc, char** argv) {
   std::vector<fk::BenchShape> shapes;
   int reps = 20, ranks = 2;
   bool distributed = false, format_given = false, ranks_given = false, reps_given = false;
+  fk::BenchBaselines baselines;
   for (int i = 2; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--format" && i + 1 < argc) {
@@ -94,6 +102,19 @@ int main(int argc, char** argv) {
         std::cerr << "fusecert-kernels: --shapes takes NxHxBT,... with N, H multiples of 128 "
                      "and BT a multiple of 32\n";
         return 2;
+      }
+    } else if ((a == "--torch" || a == "--previous" || a == "--previous-torch") && i + 1 < argc &&
+               cmd == "bench") {
+      const std::string file = argv[++i];
+      const auto kind = a == "--previous" ? fk::BaselineKind::bench : fk::BaselineKind::torch;
+      try {
+        nlohmann::ordered_json doc = fk::read_baseline_document(file, kind);
+        if (a == "--torch") baselines.torch = std::move(doc), baselines.torch_file = file;
+        if (a == "--previous") baselines.previous = std::move(doc), baselines.previous_file = file;
+        if (a == "--previous-torch")
+          baselines.previous_torch = std::move(doc), baselines.previous_torch_file = file;
+      } catch (const std::exception& e) {
+        return usage(a + ": " + e.what());
       }
     } else if (a == "--distributed") {
       distributed = true;
@@ -113,8 +134,10 @@ int main(int argc, char** argv) {
   if (ranks_given && !distributed) return usage("--ranks requires --distributed");
   if (distributed && format_given && format != "json")
     return usage("--distributed writes JSON only; drop --format or use --format json");
-  if (distributed && (reps_given || !shapes.empty()))
-    return usage("--shapes and --reps do not apply to --distributed");
+  const bool compared = !baselines.torch.is_null() || !baselines.previous.is_null() ||
+                        !baselines.previous_torch.is_null();
+  if (distributed && (reps_given || !shapes.empty() || compared))
+    return usage("--shapes, --reps, --torch and --previous* do not apply to --distributed");
 
   if (distributed) {
 #if defined(FUSECERT_KERNELS_NCCL)
@@ -145,9 +168,9 @@ int main(int argc, char** argv) {
     if (cmd == "bench") {
       if (shapes.empty()) shapes = default_shapes();
       std::string table;
-      const std::string json = fk::run_benchmark(shapes, reps, &table);
+      const nlohmann::ordered_json doc = fk::run_benchmark(shapes, reps, baselines, &table);
       if (format == "json") {
-        std::cout << json;
+        std::cout << doc.dump(2) << "\n";
         std::cerr << table;  // the human-readable table, beside the JSON
       } else {
         std::cout << table;
@@ -162,16 +185,19 @@ int main(int argc, char** argv) {
     bool all = true;
     for (const auto& r : rows) all = all && r.passed;
     if (format == "json") {
-      std::cout << "{\n  \"kind\": \"fusecert-kernels evidence\",\n  \"date\": \"" << utc_now()
-                << "\",\n  \"device\": " << fk::device_info_json()
-                << ",\n  \"passed\": " << (all ? "true" : "false") << ",\n  \"rows\": [\n";
-      for (std::size_t i = 0; i < rows.size(); ++i)
-        std::cout << "    {\"row\": " << rows[i].number << ", \"id\": \"" << rows[i].id
-                  << "\", \"proposition\": \"" << rows[i].proposition
-                  << "\", \"passed\": " << (rows[i].passed ? "true" : "false")
-                  << ", \"details\": " << rows[i].json << "}" << (i + 1 < rows.size() ? "," : "")
-                  << "\n";
-      std::cout << "  ]\n}\n";
+      nlohmann::ordered_json doc;
+      doc["kind"] = "fusecert-kernels evidence";
+      doc["date"] = utc_now();
+      doc["device"] = fk::device_info_json();
+      doc["passed"] = all;
+      doc["rows"] = nlohmann::ordered_json::array();
+      for (const auto& r : rows)
+        doc["rows"].push_back({{"row", r.number},
+                               {"id", r.id},
+                               {"proposition", r.proposition},
+                               {"passed", r.passed},
+                               {"details", r.details}});
+      std::cout << doc.dump(2) << "\n";
     } else {
       for (const auto& r : rows)
         std::cout << "row " << r.number << " " << r.id << " (" << r.proposition

@@ -23,22 +23,22 @@ class Gpu : public ::testing::Test {
 
 TEST_F(Gpu, Row1FusedBitwiseEqualsHostReference) {
   const fk::EvidenceRow r = fk::evidence_fused_vs_host();
-  EXPECT_TRUE(r.passed) << r.summary << "\n" << r.json;
+  EXPECT_TRUE(r.passed) << r.summary << "\n" << r.details.dump();
 }
 
 TEST_F(Gpu, Row2TileConfigurationsBitwiseEqual) {
   const fk::EvidenceRow r = fk::evidence_tile_configs();
-  EXPECT_TRUE(r.passed) << r.summary << "\n" << r.json;
+  EXPECT_TRUE(r.passed) << r.summary << "\n" << r.details.dump();
 }
 
 TEST_F(Gpu, Row3NoGradientSizedAllocation) {
   const fk::EvidenceRow r = fk::evidence_no_gradient_buffer();
-  EXPECT_TRUE(r.passed) << r.summary << "\n" << r.json;
+  EXPECT_TRUE(r.passed) << r.summary << "\n" << r.details.dump();
 }
 
 TEST_F(Gpu, Row4Fp32AccumulatorGains) {
   const fk::EvidenceRow r = fk::evidence_p6_gains();
-  EXPECT_TRUE(r.passed) << r.summary << "\n" << r.json;
+  EXPECT_TRUE(r.passed) << r.summary << "\n" << r.details.dump();
 }
 
 TEST_F(Gpu, RejectsShapesTheTensorCoreKernelCannotTake) {
