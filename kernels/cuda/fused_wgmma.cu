@@ -217,6 +217,9 @@ cudaError_t launch_fused_wgmma_ws(const TileConfig&, const StepParams&, const Sh
 cudaError_t launch_fused_wgmma_tma(const TileConfig&, const StepParams&, const Shape&,
                                    const bf16*, const bf16*, void*, DType, void*, void*, DType,
                                    float*, cudaStream_t);
+cudaError_t launch_fused_wgmma_pingpong(const TileConfig&, const StepParams&, const Shape&,
+                                        const bf16*, const bf16*, void*, DType, void*, void*,
+                                        DType, float*, cudaStream_t);
 
 bool wgmma_supported() {
   static const bool supported = [] {
@@ -239,6 +242,8 @@ cudaError_t launch_fused_wgmma(const TileConfig& cfg, const StepParams& p, const
     return launch_fused_wgmma_ws(cfg, p, s, dY, X, W, wt, m, v, st, dump, stream);
   if (cfg.epilogue == 3 || cfg.epilogue == 4)
     return launch_fused_wgmma_tma(cfg, p, s, dY, X, W, wt, m, v, st, dump, stream);
+  if (cfg.epilogue == 5)
+    return launch_fused_wgmma_pingpong(cfg, p, s, dY, X, W, wt, m, v, st, dump, stream);
   if (cfg.epilogue == 0) {
     if (cfg.bn == 128) return launch_w<128, 3, false>(p, s, dY, X, W, wt, m, v, st, dump, stream);
     if (cfg.bn == 64) return launch_w<64, 4, false>(p, s, dY, X, W, wt, m, v, st, dump, stream);

@@ -8,7 +8,7 @@ namespace fusecert::kernels {
 
 std::string TileConfig::name() const {
   return std::string(engine == Engine::simt ? "simt_" : engine == Engine::mma ? "mma_" : "wgmma_") + std::to_string(bm) + "x" +
-         std::to_string(bn) + "x" + std::to_string(bk) + (epilogue == 1 ? "_smem" : epilogue == 2 ? "_ws" : epilogue == 3 ? "_tma" : epilogue == 4 ? "_tma2" : "");
+         std::to_string(bn) + "x" + std::to_string(bk) + (epilogue == 1 ? "_smem" : epilogue == 2 ? "_ws" : epilogue == 3 ? "_tma" : epilogue == 4 ? "_tma2" : epilogue == 5 ? "_pingpong" : "");
 }
 
 // Must match the instantiations in cuda/fused_wgrad.cu.
@@ -27,7 +27,8 @@ std::vector<TileConfig> wgmma_configs() {
           {Engine::wgmma, 128, 64, 64, 1},  {Engine::wgmma, 128, 256, 64, 1},
           {Engine::wgmma, 128, 128, 64, 2}, {Engine::wgmma, 128, 64, 64, 2},
           {Engine::wgmma, 128, 128, 64, 3}, {Engine::wgmma, 128, 64, 64, 3},
-          {Engine::wgmma, 128, 128, 64, 4}, {Engine::wgmma, 128, 64, 64, 4}};
+          {Engine::wgmma, 128, 128, 64, 4}, {Engine::wgmma, 128, 64, 64, 4},
+          {Engine::wgmma, 128, 128, 64, 5}};
 }
 
 std::vector<Tile> partition(int N, int H, const TileConfig& cfg) {

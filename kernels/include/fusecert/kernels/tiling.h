@@ -45,6 +45,8 @@ struct TileConfig {
                      ///<     tile i while the math warpgroups compute tile i+1,
                      ///< 3 = as 2, loads by a TMA producer warp through mbarriers,
                      ///< 4 = TMA producer, 2 CTAs/SM, all math threads run the epilogue
+                     ///< 5 = persistent ping-pong: two math warpgroups alternate tiles,
+                     ///<     W/m/v streamed through shared memory by TMA loads/stores
   std::string name() const;
 };
 
