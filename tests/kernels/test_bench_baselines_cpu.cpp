@@ -24,15 +24,15 @@ Json bench_case(int N, int H, int BT, const char* state, Json unfused) {
 Json doc_of(Json cases) { return {{"kind", "fusecert-kernels bench"}, {"cases", cases}}; }
 
 TEST(BenchBaselines, TheRecordedBenchmarkDocumentIsAcceptedWithItsTimes) {
-  const Json d = fk::read_baseline_document(FK_DOCS_KERNELS_DIR "/bench.json", fk::BaselineKind::bench);
-  // docs/kernels/bench.json, 2026-11-30: 4096x4096, BT 512, bf16 states, unfused 95.712 us.
+  const Json d = fk::read_baseline_document(FK_DOCS_KERNELS_DIR "/bench-2026-11-30.json", fk::BaselineKind::bench);
+  // docs/kernels/bench-2026-11-30.json: 4096x4096, BT 512, bf16 states, unfused 95.712 us.
   EXPECT_DOUBLE_EQ(*fk::baseline_us(d, fk::BaselineKind::bench, 4096, 4096, 512, "bf16"), 95.712);
   EXPECT_FALSE(fk::baseline_us(d, fk::BaselineKind::bench, 4096, 4096, 640, "bf16"));
 }
 
 TEST(BenchBaselines, TheRecordedPyTorchDocumentIsAcceptedForBf16StatesOnly) {
   const Json d =
-      fk::read_baseline_document(FK_DOCS_KERNELS_DIR "/torch_baseline.json", fk::BaselineKind::torch);
+      fk::read_baseline_document(FK_DOCS_KERNELS_DIR "/torch_baseline-2026-11-30.json", fk::BaselineKind::torch);
   const auto t = fk::baseline_us(d, fk::BaselineKind::torch, 4096, 4096, 512, "bf16");
   ASSERT_TRUE(t);
   EXPECT_NEAR(*t, 102.72, 0.01);
