@@ -71,6 +71,13 @@ SH
     "${k[@]}" bench --distributed --ranks 16 --format json
   expect 0 '^FAKE-RUNNER bench --format json --shapes 4096x4096x512 --reps 7$' \
     "${k[@]}" bench --format json --shapes 4096x4096x512 --reps 7
+  # The baseline documents are forwarded (the runner checks their contents);
+  # a file that does not exist, or one with --distributed, is refused here.
+  echo '{}' >"$tmp/t.json"
+  expect 0 "^FAKE-RUNNER bench --format text --torch $tmp/t.json --previous $tmp/t.json --previous-torch $tmp/t.json\$" \
+    "${k[@]}" bench --torch "$tmp/t.json" --previous "$tmp/t.json" --previous-torch "$tmp/t.json"
+  refuse 'File does not exist' "${k[@]}" bench --torch "$tmp/absent.json"
+  refuse 'excludes' "${k[@]}" bench --distributed --previous "$tmp/t.json"
   # The runner's exit code is fusecert's: 1 = an evidence row failed.
   FAKE_RC=1 expect 1 '^FAKE-RUNNER evidence' "${k[@]}" evidence
   # evidence --distributed joins P3's checker to the runner's JSON: the
@@ -117,6 +124,17 @@ elif [[ $mode == runner ]]; then
   refuse "unknown subcommand 'foo'" "${r[@]}" foo
   refuse 'evidence[|]bench --distributed' "${r[@]}"
   refuse 'bench \[--shapes' "${r[@]}" evidence --bogus
+  # Baseline documents are read and checked before anything runs: a missing
+  # file, invalid JSON (what %.6g made of a NaN) or a document of the other
+  # kind is a usage error naming the option, the file and the field.
+  echo '{"cases": [{"N": nan}]}' >"$tmp/nan.json"
+  echo '{"cases": [{"N": 4096, "H": 4096, "BT": 512, "state": "bf16", "mm_plus_adamw_fused_us": 102.7}]}' >"$tmp/torch.json"
+  refuse "--torch: $tmp/absent.json: cannot be read" "${r[@]}" bench --torch "$tmp/absent.json"
+  refuse "--previous: $tmp/nan.json: not valid JSON" "${r[@]}" bench --previous "$tmp/nan.json"
+  refuse 'not a benchmark document: cases\[0\].unfused_us is not a positive number' \
+    "${r[@]}" bench --previous "$tmp/torch.json"
+  refuse "unexpected argument '--torch'" "${r[@]}" evidence --torch "$tmp/torch.json"
+  refuse 'do not apply to --distributed' "${r[@]}" bench --distributed --torch "$tmp/torch.json"
 else
   echo "usage: $0 cli|runner BINARY" >&2
   exit 2

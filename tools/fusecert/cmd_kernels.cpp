@@ -1,5 +1,6 @@
 // `fusecert kernels evidence [--format text|json]`
-// `fusecert kernels bench [--shapes NxHxBT,...] [--reps R] [--format text|json]`
+// `fusecert kernels bench [--shapes NxHxBT,...] [--reps R] [--format text|json]
+//                          [--torch FILE] [--previous FILE] [--previous-torch FILE]`
 // `fusecert kernels evidence|bench --distributed [--ranks R]` (P3 over NCCL, JSON only)
 // Runs the hardware evidence rows / the benchmark of the CUDA kernels by
 // exec'ing the `fusecert-kernels` runner (built from kernels/ when nvcc is
@@ -37,6 +38,7 @@ namespace {
 
 struct KernelsArgs {
   std::string format = "text", shapes;
+  std::string torch, previous, previous_torch;  // baseline documents, forwarded (bench only)
   int reps = 0, ranks = 0;  // 0: not given, the runner's default (20 reps, 2 ranks)
   bool distributed = false;
 };
@@ -67,6 +69,9 @@ int run_runner(const std::string& sub, const KernelsArgs& a, std::string* captur
   if (!a.distributed) args.insert(args.end(), {"--format", a.format});
   if (!a.shapes.empty()) args.insert(args.end(), {"--shapes", a.shapes});
   if (a.reps > 0) args.insert(args.end(), {"--reps", std::to_string(a.reps)});
+  if (!a.torch.empty()) args.insert(args.end(), {"--torch", a.torch});
+  if (!a.previous.empty()) args.insert(args.end(), {"--previous", a.previous});
+  if (!a.previous_torch.empty()) args.insert(args.end(), {"--previous-torch", a.previous_torch});
   if (a.distributed) args.push_back("--distributed");
   if (a.ranks > 0) args.insert(args.end(), {"--ranks", std::to_string(a.ranks)});
   std::vector<char*> argv;
@@ -227,6 +232,19 @@ void add_kernels_command(CLI::App& app, int& exit_code) {
       ->excludes(bdist);
   b->add_option("--reps", args->reps, "timed runs per measurement (median), 1..1000000 (default 20)")
       ->check(CLI::Range(1, 1000000))
+      ->excludes(bdist);
+  // The runner reads and checks these documents (a malformed one is its usage error).
+  b->add_option("--torch", args->torch,
+                "this batch's PyTorch baseline (bench/kernels/torch_baseline.py JSON): ratio vs PyTorch")
+      ->check(CLI::ExistingFile)
+      ->excludes(bdist);
+  b->add_option("--previous", args->previous,
+                "the previous run's bench JSON: its unfused times printed beside this run's")
+      ->check(CLI::ExistingFile)
+      ->excludes(bdist);
+  b->add_option("--previous-torch", args->previous_torch,
+                "the previous run's PyTorch baseline JSON, printed beside this run's")
+      ->check(CLI::ExistingFile)
       ->excludes(bdist);
 }
 
