@@ -2,16 +2,19 @@
 // whose epilogue streams W/m/v through shared memory with the bulk tensor
 // copy engine (`_pingpong`, issue #20). sm_90a only.
 //
-// One CTA per SM, 3 warpgroups (setmaxnreg: producer 40, math 232 registers):
+// One CTA per SM; a producer warpgroup (setmaxnreg 40) and NC math
+// warpgroups that share the rest: NC = 2 on 128 x 128 tiles (232 registers
+// each, `wgmma_128x128x64_pingpong`), NC = 4 on 128 x 64 tiles (104 each,
+// `wgmma_128x64x64_pingpong`: twice the warps in the epilogue):
 //  * producer warpgroup: warp 0 streams dY/X stages (128x128 tile, 64 tokens a
 //    stage) into an S-stage mbarrier ring; warp 1 streams the W/m/v rows of
-//    the tiles in the same order into a ring of "slices" (16 rows x 128
+//    the tiles in the same order into a ring of "slices" (16 rows x BN
 //    columns of each array, 128-byte swizzled), as far ahead as the ring
 //    allows — so tile i+1's W/m/v arrive while tile i computes;
-//  * two math warpgroups take the CTA's tiles alternately (ping-pong): each
-//    holds a whole 128x128 accumulator (two m64n128 wgmmas per 16-token
+//  * the math warpgroups take the CTA's tiles in turn (ping-pong): each
+//    holds a whole 128 x BN accumulator (two m64nBN wgmmas per 16-token
 //    chunk); their main loops take turns on the tensor cores (an mbarrier
-//    order), so one warpgroup's epilogue overlaps the other's main loop.
+//    order), so the others' epilogues overlap one warpgroup's main loop.
 //    Warp w of a math warpgroup owns accumulator rows 16w..16w+15 of each
 //    64-row half, i.e. slices w and w+4 of its tile: it waits for the slice,
 //    updates it in shared memory from its registers (the gradient never
@@ -33,18 +36,24 @@ using detail::mbar_expect_tx;
 using detail::mbar_init;
 using detail::mbar_wait;
 
-constexpr int kBM = 128, kBN = 128, kBK = 64, kPanel = kBK * 128;  // 64 token rows x 128 B
-constexpr int kThreads = 384;
+constexpr int kBM = 128, kBK = 64, kPanel = kBK * 128;  // 64 token rows x 128 B
 constexpr int kSliceRows = 16, kSlices = kBM / kSliceRows;  // one warp's rows of a 64-row half
 constexpr int kBox = kSliceRows * 128;                       // one 16-row x 128-byte box
-constexpr int kMaxSlots = 16;
+constexpr int kMaxSlots = 32;
 constexpr int kSmemLimit = 232448;  // Hopper's opt-in maximum per block (227 KiB)
 
-template <int S>
+/// S stages, NC math warpgroups taking tiles of 128 x BN in turn.
+template <int S, int NC, int BN>
 struct PCfg {
-  static constexpr int kA = 2 * kPanel, kB = 2 * kPanel;
+  static constexpr int kThreads = 128 * (1 + NC);
+  // Registers: the cap at entry (launch bounds, 1 CTA/SM), then the producer
+  // warpgroup gives all but 40 to the math warpgroups (setmaxnreg).
+  static constexpr int kEntryRegs = (65536 / kThreads) / 8 * 8 > 255 ? 248 : (65536 / kThreads) / 8 * 8;
+  static constexpr int kMathRegs0 = (kEntryRegs * kThreads - 40 * 128) / (NC * 128) / 8 * 8;
+  static constexpr int kMathRegs = kMathRegs0 > 240 ? 240 : kMathRegs0;
+  static constexpr int kA = 2 * kPanel, kB = (BN / 64) * kPanel;
   static constexpr int kPipe = S * (kA + kB);
-  static constexpr int kBarBytes = (2 * S + 2 + 2 * kMaxSlots) * 8 + kMaxSlots * 4;
+  static constexpr int kBarBytes = (2 * S + NC + 2 * kMaxSlots) * 8 + kMaxSlots * 4;
   static constexpr int kRing = (kSmemLimit - 1024 - kPipe - kBarBytes) / kBox * kBox;
   static constexpr int kSmemBytes = 1024 + kPipe + kRing + kBarBytes;
   static_assert(kSmemBytes <= kSmemLimit, "fits in shared memory");
@@ -136,15 +145,16 @@ __device__ __forceinline__ void epilogue_group(const float (&g)[16], int j0, con
     }
 }
 
-template <int S, Optimizer O, DType WT, DType ST>
-__global__ void __launch_bounds__(kThreads, 1)
+template <int S, int NC, int BN, Optimizer O, DType WT, DType ST>
+__global__ void __launch_bounds__(PCfg<S, NC, BN>::kThreads, 1)
     fused_wgmma_pingpong_kernel(const __grid_constant__ CUtensorMap tmA,
                                 const __grid_constant__ CUtensorMap tmB,
                                 const __grid_constant__ CUtensorMap tmW,
                                 const __grid_constant__ CUtensorMap tmM,
                                 const __grid_constant__ CUtensorMap tmV, StepParams p, Shape s,
                                 bool seeded, int nslots, float* grad_dump) {
-  using C = PCfg<S>;
+  using C = PCfg<S, NC, BN>;
+  constexpr int kBN = BN;
   extern __shared__ std::uint8_t smem_raw[];
   std::uint8_t* smem = reinterpret_cast<std::uint8_t*>(
       (reinterpret_cast<std::uintptr_t>(smem_raw) + 1023) & ~std::uintptr_t(1023));
@@ -154,7 +164,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   std::uint64_t* full = reinterpret_cast<std::uint64_t*>(ring + C::kRing);
   std::uint64_t* empty = full + S;
   std::uint64_t* order = empty + S;      // [c]: math warpgroup c finished a main loop
-  std::uint64_t* slot_full = order + 2;  // W/m/v slice landed
+  std::uint64_t* slot_full = order + NC;  // W/m/v slice landed
   std::uint64_t* slot_empty = slot_full + kMaxSlots;  // slice stored, slot free
   // The round each slot is being filled for, written by the slice producer
   // before it refills the slot. The warps consume slices out of order (and
@@ -165,7 +175,9 @@ __global__ void __launch_bounds__(kThreads, 1)
   volatile unsigned* slot_round = reinterpret_cast<volatile unsigned*>(slot_empty + kMaxSlots);
   // A slot: the slice of W (wt), then of m and v (st); a 128-column row of
   // an array of e-byte elements is e boxes of 128 B.
-  constexpr int wboxes = WT == DType::f32 ? 4 : 2, sboxes = ST == DType::f32 ? 4 : 2;
+  // 128-byte boxes per slice row of an array: BN columns of 2 or 4 bytes.
+  constexpr int wboxes = BN * (WT == DType::f32 ? 4 : 2) / 128,
+                sboxes = BN * (ST == DType::f32 ? 4 : 2) / 128;
   constexpr int slot_bytes = kBox * (wboxes + 2 * sboxes);
   constexpr bool state = O == Optimizer::momentum_state;
   const bool ldW = !state, ldM = !state, ldV = O == Optimizer::adamw || (state && seeded);
@@ -177,7 +189,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       mbar_init(&full[i], 1);
       mbar_init(&empty[i], 4);  // one arrival per warp of the consuming warpgroup
     }
-    for (int c = 0; c < 2; ++c) mbar_init(&order[c], 4);
+    for (int c = 0; c < NC; ++c) mbar_init(&order[c], 4);
     for (int i = 0; i < kMaxSlots; ++i) {
       mbar_init(&slot_full[i], 1);
       mbar_init(&slot_empty[i], 1);
@@ -207,7 +219,7 @@ __global__ void __launch_bounds__(kThreads, 1)
             detail::tma_load_2d(As + sg * C::kA + pa * kPanel, &tmA, n0 + pa * 64, kt * kBK,
                                 &full[sg]);
 #pragma unroll
-          for (int pb = 0; pb < 2; ++pb)
+          for (int pb = 0; pb < kBN / 64; ++pb)
             detail::tma_load_2d(Bs + sg * C::kB + pb * kPanel, &tmB, h0 + pb * 64, kt * kBK,
                                 &full[sg]);
         }
@@ -229,15 +241,15 @@ __global__ void __launch_bounds__(kThreads, 1)
           const int row = n0 + sl * kSliceRows;
           if (ldW)
             for (int b = 0; b < wboxes; ++b)
-              detail::tma_load_2d(base + b * kBox, &tmW, h0 + b * (128 / wboxes), row,
+              detail::tma_load_2d(base + b * kBox, &tmW, h0 + b * (kBN / wboxes), row,
                                   &slot_full[slot]);
           if (ldM)
             for (int b = 0; b < sboxes; ++b)
-              detail::tma_load_2d(base + wboxes * kBox + b * kBox, &tmM, h0 + b * (128 / sboxes), row,
+              detail::tma_load_2d(base + wboxes * kBox + b * kBox, &tmM, h0 + b * (kBN / sboxes), row,
                                   &slot_full[slot]);
           if (ldV)
             for (int b = 0; b < sboxes; ++b)
-              detail::tma_load_2d(base + (wboxes + sboxes) * kBox + b * kBox, &tmV, h0 + b * (128 / sboxes), row,
+              detail::tma_load_2d(base + (wboxes + sboxes) * kBox + b * kBox, &tmV, h0 + b * (kBN / sboxes), row,
                                   &slot_full[slot]);
         }
       }
@@ -246,20 +258,22 @@ __global__ void __launch_bounds__(kThreads, 1)
   }
 
   // ------------------------------ math warpgroups (ping-pong) ------------------------------
-  setmaxnreg_inc<232>();
+  setmaxnreg_inc<C::kMathRegs>();
   const int c = wg - 1, warp = warp_id & 3;
   int n = 0;  // this warpgroup's tiles so far
-  for (int k = c;; k += 2, ++n) {  // k: the CTA's k-th tile
+  for (int k = c;; k += NC, ++n) {  // k: the CTA's k-th tile
     const int t = blockIdx.x + k * static_cast<int>(gridDim.x);
     if (t >= tiles) break;
     int n0, h0;
     detail::tile_coords(t, tiles_m, tiles_n, kBM, kBN, n0, h0);
-    // Main loops take turns: tile k waits for tile k-1's main loop.
-    if (c == 1) mbar_wait(&order[0], n & 1);
-    else if (n > 0) mbar_wait(&order[1], (n - 1) & 1);
-    float acc0[64], acc1[64];
+    // Main loops take turns: tile k waits for tile k-1's main loop (warpgroup
+    // c-1's n-th, or for c = 0 warpgroup NC-1's (n-1)-th).
+    if (c > 0) mbar_wait(&order[c - 1], n & 1);
+    else if (n > 0) mbar_wait(&order[NC - 1], (n - 1) & 1);
+    constexpr int kAcc = BN / 2;  // accumulator registers of one m64nBN half
+    float acc0[kAcc], acc1[kAcc];
 #pragma unroll
-    for (int i = 0; i < 64; ++i) acc0[i] = 0.0f, acc1[i] = 0.0f;
+    for (int i = 0; i < kAcc; ++i) acc0[i] = 0.0f, acc1[i] = 0.0f;
     int it = k * KT;
     for (int kt = 0; kt < KT; ++kt, ++it) {
       const int sg = it % S;
@@ -270,9 +284,15 @@ __global__ void __launch_bounds__(kThreads, 1)
 #pragma unroll
       for (int kk = 0; kk < kBK / 16; ++kk) {  // 16-token chunks, ascending
         const std::uint64_t db = detail::make_desc_sw128(b + kk * 2048, kPanel, 1024);
-        detail::wgmma_m64n128k16(acc0, detail::make_desc_sw128(a + kk * 2048, kPanel, 1024), db, 1);
-        detail::wgmma_m64n128k16(acc1, detail::make_desc_sw128(a + kPanel + kk * 2048, kPanel, 1024),
-                                 db, 1);
+        const std::uint64_t da0 = detail::make_desc_sw128(a + kk * 2048, kPanel, 1024);
+        const std::uint64_t da1 = detail::make_desc_sw128(a + kPanel + kk * 2048, kPanel, 1024);
+        if constexpr (BN == 128) {
+          detail::wgmma_m64n128k16(acc0, da0, db, 1);
+          detail::wgmma_m64n128k16(acc1, da1, db, 1);
+        } else {
+          detail::wgmma_m64n64k16(acc0, da0, db, 1);
+          detail::wgmma_m64n64k16(acc1, da1, db, 1);
+        }
       }
       detail::wgmma_commit();
       detail::wgmma_wait1();  // the previous stage's wgmmas have retired: release it
@@ -305,36 +325,37 @@ __global__ void __launch_bounds__(kThreads, 1)
         for (int i = 0; i < 16; ++i) g[i] = acc0[i];
         epilogue_group<O, WT, ST>(g, j0, p, seeded, Wp, Mp, Vp, lane, dump, s.H);
 #pragma unroll
-        for (int i = 0; i < 48; ++i) acc0[i] = acc0[i + 16];
+        for (int i = 0; i < kAcc - 16; ++i) acc0[i] = acc0[i + 16];
       }
       detail::fence_proxy_async();  // generic-proxy writes -> the TMA store reads them
       __syncwarp();
       if (lane == 0) {
         if (stW)
           for (int b = 0; b < wboxes; ++b)
-            detail::tma_store_2d(&tmW, Wp + b * kBox, h0 + b * (128 / wboxes), row0);
+            detail::tma_store_2d(&tmW, Wp + b * kBox, h0 + b * (kBN / wboxes), row0);
         for (int b = 0; b < sboxes; ++b)
-          detail::tma_store_2d(&tmM, Mp + b * kBox, h0 + b * (128 / sboxes), row0);
+          detail::tma_store_2d(&tmM, Mp + b * kBox, h0 + b * (kBN / sboxes), row0);
         if (stV)
           for (int b = 0; b < sboxes; ++b)
-            detail::tma_store_2d(&tmV, Vp + b * kBox, h0 + b * (128 / sboxes), row0);
+            detail::tma_store_2d(&tmV, Vp + b * kBox, h0 + b * (kBN / sboxes), row0);
         detail::tma_store_commit();
         detail::tma_store_wait_read();  // the slot may be refilled once the stores have read it
         mbar_arrive(&slot_empty[slot]);
       }
       __syncwarp();
 #pragma unroll
-      for (int i = 0; i < 64; ++i) acc0[i] = acc1[i];
+      for (int i = 0; i < kAcc; ++i) acc0[i] = acc1[i];
     }
   }
   if (lane == 0) detail::tma_store_wait_all();
 }
 
-template <int S, Optimizer O, DType WT, DType ST>
+template <int S, int NC, int BN, Optimizer O, DType WT, DType ST>
 cudaError_t launch_pingpong(const StepParams& p, const Shape& s, const bf16* dY, const bf16* X,
                             void* W, void* m, void* v, float* dump, cudaStream_t stream) {
-  using C = PCfg<S>;
-  auto kernel = fused_wgmma_pingpong_kernel<S, O, WT, ST>;
+  using C = PCfg<S, NC, BN>;
+  constexpr int kBN = BN;
+  auto kernel = fused_wgmma_pingpong_kernel<S, NC, BN, O, WT, ST>;
   static int sms = 0;
   if (sms == 0) {
     cudaError_t e =
@@ -358,24 +379,25 @@ cudaError_t launch_pingpong(const StepParams& p, const Shape& s, const bf16* dY,
       ((O == Optimizer::adamw || seeded) &&
        !detail::make_map_sw128(&mv, v, ST, s.N, s.H, s.H, kSliceRows)))
     return cudaErrorNotSupported;
-  const int slot_bytes = kBox * static_cast<int>(dtype_bytes(WT) + 2 * dtype_bytes(ST));
+  const int slot_bytes =
+      kBox * static_cast<int>(BN * (dtype_bytes(WT) + 2 * dtype_bytes(ST)) / 128);
   int nslots = C::kRing / slot_bytes;
   if (nslots > kMaxSlots) nslots = kMaxSlots;
   const int tiles = (s.N / kBM) * (s.H / kBN);
-  kernel<<<tiles < sms ? tiles : sms, kThreads, C::kSmemBytes, stream>>>(ma, mb, mw, mm, mv, p, s,
+  kernel<<<tiles < sms ? tiles : sms, C::kThreads, C::kSmemBytes, stream>>>(ma, mb, mw, mm, mv, p, s,
                                                                          seeded, nslots, dump);
   return cudaGetLastError();
 }
 
-template <int S, Optimizer O>
+template <int S, int NC, int BN, Optimizer O>
 cudaError_t launch_types(const StepParams& p, const Shape& s, const bf16* dY, const bf16* X,
                          void* W, DType wt, void* m, void* v, DType st, float* dump,
                          cudaStream_t stream) {
   constexpr DType F = DType::f32, B = DType::bf16;
-  if (wt == B && st == B) return launch_pingpong<S, O, B, B>(p, s, dY, X, W, m, v, dump, stream);
-  if (wt == B && st == F) return launch_pingpong<S, O, B, F>(p, s, dY, X, W, m, v, dump, stream);
-  if (wt == F && st == B) return launch_pingpong<S, O, F, B>(p, s, dY, X, W, m, v, dump, stream);
-  return launch_pingpong<S, O, F, F>(p, s, dY, X, W, m, v, dump, stream);
+  if (wt == B && st == B) return launch_pingpong<S, NC, BN, O, B, B>(p, s, dY, X, W, m, v, dump, stream);
+  if (wt == B && st == F) return launch_pingpong<S, NC, BN, O, B, F>(p, s, dY, X, W, m, v, dump, stream);
+  if (wt == F && st == B) return launch_pingpong<S, NC, BN, O, F, B>(p, s, dY, X, W, m, v, dump, stream);
+  return launch_pingpong<S, NC, BN, O, F, F>(p, s, dY, X, W, m, v, dump, stream);
 }
 
 }  // namespace
@@ -384,16 +406,24 @@ cudaError_t launch_fused_wgmma_pingpong(const TileConfig& cfg, const StepParams&
                                         const Shape& s, const bf16* dY, const bf16* X, void* W,
                                         DType wt, void* m, void* v, DType st, float* dump,
                                         cudaStream_t stream) {
-  if (cfg.bm != kBM || cfg.bn != kBN || cfg.bk != kBK) return cudaErrorInvalidValue;
-  switch (p.opt) {
-    case Optimizer::adamw:
-      return launch_types<3, Optimizer::adamw>(p, s, dY, X, W, wt, m, v, st, dump, stream);
-    case Optimizer::sgd_momentum:
-      return launch_types<3, Optimizer::sgd_momentum>(p, s, dY, X, W, wt, m, v, st, dump, stream);
-    case Optimizer::momentum_state:
-      return launch_types<3, Optimizer::momentum_state>(p, s, dY, X, W, wt, m, v, st, dump,
-                                                        stream);
+  if (cfg.bm != kBM || cfg.bk != kBK) return cudaErrorInvalidValue;
+  // 128 x 128 tiles: two math warpgroups; 128 x 64: four (half the
+  // accumulator each, twice the warps in the epilogue).
+#define FK_PP_DISPATCH(NC, BN)                                                                  \
+  switch (p.opt) {                                                                             \
+    case Optimizer::adamw:                                                                     \
+      return launch_types<3, NC, BN, Optimizer::adamw>(p, s, dY, X, W, wt, m, v, st, dump,     \
+                                                       stream);                                \
+    case Optimizer::sgd_momentum:                                                              \
+      return launch_types<3, NC, BN, Optimizer::sgd_momentum>(p, s, dY, X, W, wt, m, v, st,    \
+                                                              dump, stream);                   \
+    case Optimizer::momentum_state:                                                            \
+      return launch_types<3, NC, BN, Optimizer::momentum_state>(p, s, dY, X, W, wt, m, v, st,  \
+                                                                dump, stream);                 \
   }
+  if (cfg.bn == 128) FK_PP_DISPATCH(2, 128)
+  if (cfg.bn == 64) FK_PP_DISPATCH(4, 64)
+#undef FK_PP_DISPATCH
   return cudaErrorInvalidValue;
 }
 

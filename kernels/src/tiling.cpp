@@ -28,7 +28,7 @@ std::vector<TileConfig> wgmma_configs() {
           {Engine::wgmma, 128, 128, 64, 2}, {Engine::wgmma, 128, 64, 64, 2},
           {Engine::wgmma, 128, 128, 64, 3}, {Engine::wgmma, 128, 64, 64, 3},
           {Engine::wgmma, 128, 128, 64, 4}, {Engine::wgmma, 128, 64, 64, 4},
-          {Engine::wgmma, 128, 128, 64, 5}};
+          {Engine::wgmma, 128, 128, 64, 5}, {Engine::wgmma, 128, 64, 64, 5}};
 }
 
 std::vector<Tile> partition(int N, int H, const TileConfig& cfg) {
