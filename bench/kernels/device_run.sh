@@ -11,7 +11,9 @@
 #   SHAPES: bench shapes (default: the 9 spec shapes); REPS (default 20).
 #   PREVIOUS / PREVIOUS_TORCH: the last run's bench.json / torch_baseline.json
 #        (default docs/kernels/); NCU: kernel-name regexes to profile
-#        (e.g. "pingpong tma2"), NCU_SHAPE (default 4096x4096x512).
+#        matched against demangled names, so a space is written "."
+#        (e.g. "tma2_kernel<128 pingpong_kernel<.int.3,..int.4"), NCU_SHAPE
+#        (default 4096x4096x512).
 #   GTEST_FILTER: which GPU GoogleTests (default all; the Row tests repeat the
 #        runner's evidence rows); SKIP_EVIDENCE, SKIP_GTEST, SKIP_TORCH,
 #        SKIP_SANITIZER: leave a part out.
@@ -73,7 +75,7 @@ echo "bench rc=$?"; cat "$OUT/bench.txt"
 if [ -n "${NCU:-}" ]; then
   for k in $NCU; do
     echo "== ncu: ${NCU_SHAPE:-4096x4096x512}, bf16 state, kernel ~ $k (4th launch: after 3 warm-ups)"
-    ncu --clock-control none -k "regex:$k" --launch-skip 3 --launch-count 1 \
+    ncu --clock-control none --kernel-name-base demangled -k "regex:$k" --launch-skip 3 --launch-count 1 \
       --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy \
       --section WarpStateStats --section SchedulerStats --section LaunchStats \
       "$BIN/fusecert-kernels" bench --shapes "${NCU_SHAPE:-4096x4096x512}" --reps 1 2>&1 |
