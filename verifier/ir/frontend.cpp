@@ -22,6 +22,7 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
+#include "verifier/ir/input_bounds.h"
 #include "verifier/ir/model.h"
 
 namespace fusecert::ir {
@@ -264,87 +265,10 @@ struct Translator {
 
 }  // namespace
 
-/// Deepest bracket nesting MLIR's recursive-descent parser is handed. Real
-/// modules nest < 20 levels; 20,000 nested `[` overflow the parser's stack
-/// (fixtures/bad/ir/deep-nesting.mlir crashed certify with SIGSEGV).
-constexpr int kMaxNesting = 256;
-
-/// First position where ( [ { < nesting exceeds kMaxNesting outside string
-/// literals and // comments, as a 1-based Loc; nullopt when within the limit.
-static std::optional<Loc> too_deep(const std::string& text, const std::string& filename) {
-  int depth = 0;
-  unsigned line = 1, col = 0;
-  bool in_str = false, in_comment = false;
-  for (size_t i = 0; i < text.size(); ++i) {
-    char c = text[i];
-    ++col;
-    if (c == '\n') {
-      ++line, col = 0, in_comment = false;
-      continue;
-    }
-    if (in_comment) continue;
-    if (in_str) {
-      if (c == '\\') ++i, ++col;
-      else if (c == '"') in_str = false;
-      continue;
-    }
-    if (c == '"') in_str = true;
-    else if (c == '/' && i + 1 < text.size() && text[i + 1] == '/') in_comment = true;
-    else if (c == '(' || c == '[' || c == '{' || c == '<') {
-      if (++depth > kMaxNesting) return Loc{filename, line, col};
-    } else if (c == ')' || c == ']' || c == '}' || (c == '>' && !(i > 0 && text[i - 1] == '-'))) {
-      depth = depth > 0 ? depth - 1 : 0;
-    }
-  }
-  return std::nullopt;
-}
-
-/// Position of the first byte that is not well-formed UTF-8 (overlong forms,
-/// surrogates and code points past U+10FFFF count as ill-formed), or nullopt.
-/// MLIR accepts such bytes inside string attributes and names, but every
-/// report (JSON, certificates, SARIF) must be UTF-8: mlir_fuzz found
-/// `certify` terminating in nlohmann::json::dump (type_error 316).
-static std::optional<Loc> bad_utf8(const std::string& t, const std::string& filename) {
-  unsigned line = 1, col = 1;
-  for (size_t i = 0; i < t.size();) {
-    unsigned char c = t[i];
-    size_t n = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
-    bool ok = n != 0 && i + n <= t.size();
-    for (size_t k = 1; ok && k < n; ++k) ok = (static_cast<unsigned char>(t[i + k]) & 0xC0) == 0x80;
-    if (ok && n > 1) {
-      unsigned cp = c & (0xFF >> (n + 1));
-      for (size_t k = 1; k < n; ++k) cp = (cp << 6) | (static_cast<unsigned char>(t[i + k]) & 0x3F);
-      static const unsigned min[] = {0, 0, 0x80, 0x800, 0x10000};
-      ok = cp >= min[n] && cp <= 0x10FFFF && !(cp >= 0xD800 && cp <= 0xDFFF);
-    }
-    if (!ok) return Loc{filename, line, col};
-    if (c == '\n') ++line, col = 1;
-    else ++col;
-    i += n;
-  }
-  return std::nullopt;
-}
-
 LoadResult parse_mlir(const std::string& text, const std::string& filename) {
   LoadResult res;
-  if (auto at = bad_utf8(text, filename)) {
-    res.diags.push_back({*at, "error", "invalid UTF-8 byte sequence; the module is not parsed"});
-    return res;
-  }
-  if (auto at = too_deep(text, filename)) {
-    res.diags.push_back({*at, "error",
-                         "brackets nest deeper than " + std::to_string(kMaxNesting) +
-                             " levels; not parsed (MLIR's parser would exhaust the stack)"});
-    return res;
-  }
-  if (text.size() > kMaxInputBytes) {
-    res.diags.push_back({Loc{filename, 0, 0}, "error",
-                         "input is " + std::to_string(text.size() >> 20) + " MiB; fusecert accepts at most " +
-                             std::to_string(kMaxInputBytes >> 20) + " MiB per module (split the module)"});
-    return res;
-  }
-  if (text.find_first_not_of(" \t\r\n") == std::string::npos) {
-    res.diags.push_back({Loc{filename, 0, 0}, "error", "input is empty: no module to check"});
+  if (auto d = check_input_bounds(text, filename)) {
+    res.diags.push_back(std::move(*d));
     return res;
   }
   mlir::DialectRegistry registry;
