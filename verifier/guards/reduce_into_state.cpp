@@ -185,12 +185,19 @@ Built reference_query(const ir::Op& op, const std::string& kind, size_t out, std
       missing.push_back(k);
       continue;
     }
+    if (auto bad = model::hyper_value_problem(k, a->num)) {
+      missing.push_back(k + " (" + *bad + ")");
+      continue;
+    }
     double& dst = k == "lr" ? h.lr : k == "beta1" ? h.beta1 : k == "beta2" ? h.beta2 : k == "eps" ? h.eps
                 : k == "weight_decay" ? h.lam : k == "momentum" ? h.mu : step;
     dst = a->num;
   }
   if (!missing.empty()) return b;
-  h.step = static_cast<int>(step);
+  if (auto t = model::step_value(step)) h.step = *t;
+  else missing.push_back("step (must be a whole number from 1 to 2^31-1)");
+  if (auto bad = model::hyper_problem(h)) missing.push_back(*bad);
+  if (!missing.empty()) return b;
   z3::context ctx;
   smt::RealArith a(ctx, h.constants());
   std::vector<std::string> ins = kind == "adamw" ? std::vector<std::string>{"W", "m", "v"}

@@ -49,6 +49,16 @@ struct DoubleArith {
   T sqrt(T a) const { return std::sqrt(a); }
 };
 
+/// The first NaN / ±inf constant of the body ("-inf"), or nullopt. Valid IR
+/// (a max-reduction's initial value is -inf) with no value over the reals:
+/// the real-arithmetic encodings do not model such a body.
+std::optional<std::string> non_finite_constant(const Body& b) {
+  for (auto& n : b.nodes)
+    if (n.kind == BodyNode::Kind::Const && !std::isfinite(n.value))
+      return std::string(std::isnan(n.value) ? "NaN" : n.value > 0 ? "+inf" : "-inf");
+  return std::nullopt;
+}
+
 /// Evaluates the body over domain A; nullopt if it uses an op we cannot model.
 template <class A>
 std::optional<std::vector<typename A::T>> eval_body(A& a, const Body& b, const std::vector<typename A::T>& args) {
@@ -165,6 +175,11 @@ Recognition recognize_uncached(const Body& body, int grad_arg, int num_inputs,
     rec.detail = "the body uses " + body.unsupported.front() + ", which no reference optimizer update contains";
     return rec;
   }
+  if (auto inf = non_finite_constant(body)) {
+    rec.detail = "the body uses the constant " + *inf + ", which has no real value and no reference optimizer update "
+                 "contains";
+    return rec;
+  }
   // The body's constants are binary32 literals when every constant is f32:
   // round the reference's constants the same way.
   bool f32 = true;
@@ -180,6 +195,7 @@ Recognition recognize_uncached(const Body& body, int grad_arg, int num_inputs,
     auto num = [&](const std::string& k, double& dst) {
       const Attr* a = attr(k);
       if (!a || (a->kind != Attr::Kind::Float && a->kind != Attr::Kind::Int)) miss.push_back(k);
+      else if (auto bad = model::hyper_value_problem(k, a->num)) miss.push_back(k + " (" + *bad + ")");
       else dst = a->num;
     };
     double step = 1;
@@ -192,12 +208,23 @@ Recognition recognize_uncached(const Body& body, int grad_arg, int num_inputs,
       else if (k == "momentum") num(k, h.mu);
       else if (k == "step") num(k, step);
     }
-    h.step = static_cast<int>(step);
+    if (auto t = model::step_value(step)) h.step = *t;
+    else if (std::find(miss.begin(), miss.end(), "step") == miss.end())
+      miss.push_back("step (must be a whole number from 1 to 2^31-1)");
+    if (miss.empty())
+      if (auto bad = model::hyper_problem(h)) miss.push_back(*bad);
     if (!miss.empty()) {
       for (auto& k : miss) rec.missing.push_back(std::string(ref.kind) + ":" + k);
       continue;
     }
     auto k = constants(h, f32);
+    std::optional<std::string> overflow;  // rounded to binary32, a finite double may overflow
+    for (auto& [n, v] : k)
+      if (!overflow) overflow = model::hyper_value_problem(n, v);
+    if (overflow) {
+      rec.missing.push_back(std::string(ref.kind) + ": the binary32 constant " + *overflow);
+      continue;
+    }
     // Numeric search over role assignments (the gradient's is fixed), then proof.
     std::vector<int> others;
     for (int i = 0; i < num_inputs; ++i)
@@ -318,7 +345,7 @@ Recognition recognize_uncached(const Body& body, int grad_arg, int num_inputs,
 
 std::optional<std::vector<z3::expr>> eval_body_reals(smt::RealArith& ra, const Body& body,
                                                      const std::vector<z3::expr>& args) {
-  if (!body.unsupported.empty()) return std::nullopt;
+  if (!body.unsupported.empty() || non_finite_constant(body)) return std::nullopt;
   return eval_body(ra, body, args);
 }
 

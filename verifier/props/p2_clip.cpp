@@ -31,7 +31,7 @@ FUSECERT_ENCODER(encode_P2) {
     z3::context ctx;
     smt::RealArith re(ctx, h.constants());
     smt::RealArith idk(ctx, k);
-    z3::expr prev = re.var(std::string(which) + "_prev"), g = re.var("g"), cc = ctx.real_val(cp.text.c_str());
+    z3::expr prev = re.var(std::string(which) + "_prev"), g = re.var("g"), cc = ctx.real_val(smt::exact_decimal(cp.value).c_str());
     bool is_m = which[0] == 'm';
     z3::expr clipped = is_m ? model::adam_m(re, prev, cc * g) : model::adam_v(re, prev, cc * g);
     z3::expr unclipped = is_m ? model::adam_m(re, prev, g) : model::adam_v(re, prev, g);
@@ -50,7 +50,7 @@ FUSECERT_ENCODER(encode_P2) {
     smt::RealArith re(ctx, h.constants());
     bool is_m = which[0] == 'm';
     z3::expr s1 = re.var(std::string(which) + "_prev"), g1 = re.var("g"), s2 = re.var(std::string(which) + "_prev_alt"),
-             g2 = re.var("g_alt"), cc = ctx.real_val(cp.text.c_str());
+             g2 = re.var("g_alt"), cc = ctx.real_val(smt::exact_decimal(cp.value).c_str());
     auto step = [&](const z3::expr& s, const z3::expr& g) {
       return is_m ? model::adam_m(re, s, g) : model::adam_v(re, s, g);
     };

@@ -2,6 +2,7 @@
 
 #include <z3.h>
 
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <stdexcept>
@@ -9,6 +10,11 @@
 namespace fusecert::smt {
 
 std::string exact_decimal(double x) {
+  // NaN and ±inf are no real number: a caller that reaches here with one
+  // has skipped its boundary check (model::hyper_problem, a body constant).
+  if (!std::isfinite(x))
+    throw std::invalid_argument(std::string("the non-finite value ") + (std::isnan(x) ? "NaN" : x > 0 ? "+inf" : "-inf") +
+                                " has no real-number encoding");
   char buf[64];
   for (int prec = 1; prec <= 17; ++prec) {
     std::snprintf(buf, sizeof buf, "%.*e", prec - 1, x);

@@ -15,6 +15,7 @@ namespace fusecert::smt {
 
 /// Shortest decimal string (no exponent) that round-trips to `x`; e.g. 0.9 →
 /// "0.9", 1e-8 → "0.00000001". Used to write real constants into SMT-LIB2.
+/// Throws std::invalid_argument for NaN and ±inf (no real number).
 std::string exact_decimal(double x);
 
 /// Real-number domain. T = z3::expr of sort Real.

@@ -1,5 +1,7 @@
 #include "verifier/tv/side.h"
 
+#include "verifier/model/hyper.h"
+
 #include <algorithm>
 
 namespace fusecert::tv {
@@ -21,6 +23,7 @@ double SideTranslator::number(const ir::Op& op, const std::string& key, const st
   const ir::Attr& a = require(op, key, meaning);
   if (a.kind != ir::Attr::Kind::Float && a.kind != ir::Attr::Kind::Int)
     fail(op.loc, op.name + ": '" + key + "' must be a number, got " + a.text);
+  if (auto bad = model::hyper_value_problem(key, a.num)) fail(op.loc, op.name + ": " + *bad + " (" + a.text + ")");
   return a.num;
 }
 

@@ -96,8 +96,10 @@ std::vector<int> SideTranslator::adamw_reference(const ir::Op& op, int W, int g,
   h.beta2 = number(op, "beta2", "second-moment decay β₂");
   h.eps = number(op, "eps", "ε, added outside the square root");
   h.lam = number(op, "weight_decay", "decoupled weight decay λ");
-  h.step = static_cast<int>(number(op, "step", "the step t of the bias corrections 1−βᵗ"));
-  if (h.step < 1) fail(op.loc, op.name + ": step must be ≥ 1");
+  const auto step = model::step_value(number(op, "step", "the step t of the bias corrections 1−βᵗ"));
+  if (!step) fail(op.loc, op.name + ": step must be a whole number from 1 to 2^31-1");
+  h.step = *step;
+  if (auto bad = model::hyper_problem(h)) fail(op.loc, op.name + ": " + *bad);
   const ir::Attr& scope = require(op, "grad_clip_scope", "none | layer | global");
   Program& p = p_;
   int gs = p.convert(g, s);
