@@ -4,7 +4,11 @@
 #include <editline/readline.h>
 #include <setjmp.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+#include <cerrno>
+#include <optional>
 
 #include <algorithm>
 #include <cstdio>
@@ -139,6 +143,39 @@ bool read_command(std::string& out) {
 }
 }  // namespace
 
+std::optional<std::string> history_refusal(const std::string& path) {
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0) return std::nullopt;  // absent: written fresh
+  if (S_ISLNK(st.st_mode)) return path + " is a symbolic link; the history is neither read from nor written through it";
+  if (!S_ISREG(st.st_mode)) return path + " is not a regular file; the history is neither read from nor written to it";
+  return std::nullopt;
+}
+
+bool save_history_file(const std::string& path, std::string& err) {
+  if (auto why = history_refusal(path)) {
+    err = *why;
+    return false;
+  }
+  // A fresh file beside it (O_EXCL: never an existing file or a link), then
+  // rename over the path: rename replaces a link planted meanwhile instead of
+  // following it, and a failed write never truncates the old history.
+  std::string tmpl = path + ".XXXXXX";
+  std::vector<char> buf(tmpl.begin(), tmpl.end());
+  buf.push_back('\0');
+  const int fd = ::mkstemp(buf.data());
+  if (fd < 0) {
+    err = path + ": cannot create a temporary file beside it: " + std::strerror(errno);
+    return false;
+  }
+  ::close(fd);
+  if (write_history(buf.data()) != 0 || ::rename(buf.data(), path.c_str()) != 0) {
+    err = path + ": cannot write the history: " + std::strerror(errno);
+    ::unlink(buf.data());
+    return false;
+  }
+  return true;
+}
+
 std::string default_history_file() {
   if (const char* h = std::getenv("FUSECERT_HISTORY")) return h;
   if (const char* home = std::getenv("HOME"); home && *home) return std::string(home) + "/.fusecert_history";
@@ -154,7 +191,10 @@ int run_repl(Session& s, const ReplOptions& opt) {
   rl_catch_signals = 0;  // SIGINT at the prompt is ours (readline_interruptible)
   using_history();
   stifle_history(2000);
-  if (!opt.history_file.empty()) read_history(opt.history_file.c_str());
+  if (!opt.history_file.empty()) {
+    if (auto why = history_refusal(opt.history_file)) std::cerr << "fusecert: warning: " << *why << "\n";
+    else read_history(opt.history_file.c_str());
+  }
   if (!opt.banner.empty()) std::cout << opt.banner << std::flush;
 
   std::string cmd;
@@ -165,7 +205,8 @@ int run_repl(Session& s, const ReplOptions& opt) {
     std::cout << r.text << std::flush;
     if (r.quit) break;
   }
-  if (!opt.history_file.empty()) write_history(opt.history_file.c_str());
+  if (std::string err; !opt.history_file.empty() && !save_history_file(opt.history_file, err))
+    std::cerr << "fusecert: warning: " << err << "\n";
   std::cout << "\n" << std::flush;
   g_session = nullptr;
   return 0;

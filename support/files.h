@@ -1,5 +1,6 @@
 // Whole-file reads and atomic writes with errors that name the path.
 #pragma once
+#include <cstdint>
 #include <filesystem>
 #include <stdexcept>
 #include <string>
@@ -11,8 +12,13 @@ struct FileError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-/// Reads the whole file. Throws FileError if it cannot be opened or read.
-std::string read_file(const std::filesystem::path& p);
+/// No size cap (read_file's default).
+inline constexpr std::uintmax_t kNoSizeCap = ~std::uintmax_t{0};
+
+/// Reads the whole file. Throws FileError if it cannot be opened or read, if
+/// it is not a regular file (a FIFO would block forever, a folder reads as
+/// nothing), or if it is larger than `max_bytes` (refused before it is read).
+std::string read_file(const std::filesystem::path& p, std::uintmax_t max_bytes = kNoSizeCap);
 
 /// Writes `data` to `p` atomically (temp file in the same folder, then rename),
 /// creating parent folders. Throws FileError on failure; never leaves a

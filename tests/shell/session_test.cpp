@@ -7,6 +7,9 @@
 #include <fstream>
 #include <set>
 
+#include <unistd.h>
+
+#include "shell/repl.h"
 #include "shell/session.h"
 #include "tools/fusecert/certify_tree.h"
 
@@ -290,5 +293,32 @@ TEST(CertifyTree, ExpandFoldersAndGlobs) {
   EXPECT_THROW(cli::expand_inputs({"nosuch"}, false), std::invalid_argument);
   EXPECT_THROW(cli::expand_inputs({"a/*.none"}, false), std::invalid_argument);
   fs::current_path(cwd);
+  fs::remove_all(d);
+}
+
+// The shell's history never follows a symbolic link (it truncated the
+// link's target) and never writes into a FIFO or folder; a regular file is
+// replaced whole.
+TEST(History, NeverWritesThroughALink) {
+  const fs::path d = fs::temp_directory_path() / ("fusecert-history-" + std::to_string(::getpid()));
+  fs::remove_all(d);
+  fs::create_directories(d);
+  { std::ofstream(d / "target") << "precious\n"; }
+  fs::create_symlink(d / "target", d / "hist");
+  std::string err;
+  EXPECT_FALSE(shell::save_history_file((d / "hist").string(), err));
+  EXPECT_NE(err.find("symbolic link"), std::string::npos) << err;
+  std::ifstream in(d / "target");
+  std::string line;
+  std::getline(in, line);
+  EXPECT_EQ(line, "precious");
+  EXPECT_TRUE(fs::is_symlink(d / "hist"));
+  EXPECT_TRUE(shell::history_refusal((d / "hist").string()).has_value());
+  fs::create_directory(d / "folder");
+  EXPECT_TRUE(shell::history_refusal((d / "folder").string()).has_value());
+  EXPECT_FALSE(shell::history_refusal((d / "absent").string()).has_value());
+  EXPECT_TRUE(shell::save_history_file((d / "absent").string(), err)) << err;
+  EXPECT_TRUE(fs::is_regular_file(d / "absent"));
+  EXPECT_EQ(std::distance(fs::directory_iterator(d), fs::directory_iterator()), 4);  // no temporary left
   fs::remove_all(d);
 }

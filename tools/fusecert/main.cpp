@@ -1,4 +1,5 @@
 // fusecert: one binary, subcommands registered from cmd_*.cpp.
+#include <cstdio>
 #include <iostream>
 
 #include "tools/fusecert/commands.h"
@@ -22,11 +23,19 @@ int main(int argc, char** argv) {
   fusecert::cli::add_validate_command(app, exit_code);
   fusecert::cli::add_version_flags(app);
   fusecert::cli::terminal::add_color_options(app);
+  int rc = exit_code;
   try {
     app.parse(argc, argv);
+    rc = exit_code;
   } catch (const CLI::ParseError& e) {
-    int rc = app.exit(e);
-    return rc == 0 ? 0 : 2;
+    rc = app.exit(e) == 0 ? 0 : 2;
   }
-  return exit_code;
+  // A report that did not reach stdout (a full disk, /dev/full, a closed
+  // pipe) is lost: exit 2, whatever the verdict was, never a silent 0.
+  std::cout.flush();
+  if (!std::cout || std::fflush(stdout) != 0 || std::ferror(stdout)) {
+    std::cerr << "fusecert: error: cannot write the report to standard output\n";
+    return 2;
+  }
+  return rc;
 }

@@ -14,6 +14,7 @@
 #include "support/sha256.h"
 #include "verifier/smt/cache.h"
 #include "verifier/smt/values.h"
+#include "verifier/smt/whitelist.h"
 
 namespace fusecert::smt {
 
@@ -64,6 +65,15 @@ void clear_interrupt() { g_interrupt.store(false, std::memory_order_relaxed); }
 bool interrupt_requested() { return g_interrupt.load(std::memory_order_relaxed); }
 
 CheckResult solve_smt2(const std::string& text, unsigned timeout_ms) {
+  // Only declarations, definitions, assertions and a check-sat reach Z3
+  // (verifier/smt/whitelist.h): Z3's from_string runs every command it
+  // parses, set-option :regular-output-channel and echo included.
+  if (auto why = whitelist_problem(text, CheckSats::at_most_one)) {
+    CheckResult r;
+    r.answer = Answer::Error;
+    r.reason = "refused before solving: " + *why;
+    return r;
+  }
   const std::string key = support::sha256_hex(text + "\n;timeout=" + std::to_string(timeout_ms));
   if (auto hit = cache_lookup(key)) return *hit;
 
@@ -92,20 +102,27 @@ CheckResult solve_smt2(const std::string& text, unsigned timeout_ms) {
     std::condition_variable cv;
     bool done = false;
     // The watchdog interrupts Z3 at the deadline, or within 25 ms of a
-    // request_interrupt(), whichever comes first.
+    // request_interrupt(), whichever comes first — and again every 10 ms
+    // until the check returns: Z3_interrupt only reaches a check that is
+    // running, so one issued before s.check() starts (the deadline of
+    // `validate --timeout-ms 1` passes while the query is set up) was lost
+    // and the check ran unbounded.
     enum class Stopped { no, deadline, user } stopped = Stopped::no;  // written under mu
     std::thread watchdog([&] {
       const auto deadline = t0 + std::chrono::milliseconds(timeout_ms);
       std::unique_lock<std::mutex> lk(mu);
       while (!done) {
-        auto next = std::chrono::steady_clock::now() + std::chrono::milliseconds(25);
-        if (timeout_ms > 0) next = std::min(next, deadline);
+        auto next = std::chrono::steady_clock::now() + std::chrono::milliseconds(stopped == Stopped::no ? 25 : 10);
+        if (timeout_ms > 0 && stopped == Stopped::no) next = std::min(next, deadline);
         if (cv.wait_until(lk, next, [&] { return done; })) return;
+        if (stopped != Stopped::no) {
+          c.interrupt();
+          continue;
+        }
         const bool user = interrupt_requested();
         if (user || (timeout_ms > 0 && std::chrono::steady_clock::now() >= deadline)) {
           stopped = user ? Stopped::user : Stopped::deadline;
           c.interrupt();
-          return;
         }
       }
     });

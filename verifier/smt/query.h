@@ -37,7 +37,10 @@ struct CheckResult {
 /// otherwise it is a deadline (ms of wall time) on the whole solve, context
 /// creation and parsing included: an interrupted check, or an answer that
 /// arrives after the deadline, yields Answer::Timeout (never sat/unsat).
-/// Parse errors yield Answer::Error with the message. Results are cached by SHA-256 of (text, timeout) within
+/// Parse errors yield Answer::Error with the message, and so does text that
+/// is not a whitelisted query (whitelist.h: at most one check-sat, no
+/// command but declarations, definitions and assertions) — refused before
+/// Z3 parses any of it. Results are cached by SHA-256 of (text, timeout) within
 /// the process (see cache.h), except Timeout/Error.
 CheckResult solve_smt2(const std::string& text, unsigned timeout_ms);
 
