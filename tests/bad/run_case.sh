@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One bad-input case (fixtures/bad/MANIFEST.tsv row) against the built binary.
 #   run_case.sh FUSECERT KIND INPUT EXPECT_RC REGEX MEM_MB SECS
-# KIND: docs | certify | check-cert. INPUT: a path under fixtures/bad/, or
+# KIND: docs | certify | check-cert | validate. INPUT: a path under fixtures/bad/, or
 # gen:NAME for an input generated here (100 MB files, symlink loops, FIFOs,
 # folders named like files: things that must not be committed or cannot be).
 # Checks, each a failure of the case:
@@ -39,6 +39,18 @@ case $INPUT in
       symlink-loop.*) ln -s "loop-b.${name##*.}" "$p"; ln -s "$name" "$dest/loop-b.${name##*.}" ;;
       fifo.*)         mkfifo "$p" ;;
       folder.*)       mkdir "$p" ;;
+      # Hostile modules of 20-300 KB that crashed or hung certify (issue #17).
+      affine-neg-chain.mlir) python3 -c 'print("#m = affine_map<(d0) -> (" + "- " * 100000 + "d0)>\nfunc.func @f() { return }")' > "$p" ;;
+      affine-add-chain.mlir) python3 -c 'print("#m = affine_map<(d0) -> (" + "d0 + " * 60000 + "d0)>\nfunc.func @f() { return }")' > "$p" ;;
+      affine-set-ge.mlir)    python3 -c 'print("func.func @f() attributes {s = " + "[affine_set<(d0) : (" + ", ".join(["d0 >= 0"] * 300) + ")>, " * 2000 + "0" + "]" * 2000 + "} { return }")' > "$p" ;;
+      float-100k-digits.mlir) python3 -c 'print("func.func @f() -> f64 {\n  %c = arith.constant 1." + "3" * 100000 + " : f64\n  return %c : f64\n}")' > "$p" ;;
+      int-30k-digits.mlir)   python3 -c 'print("func.func @f() -> i64 {\n  %c = arith.constant " + "7" * 30000 + " : i64\n  return %c : i64\n}")' > "$p" ;;
+      # Hostile certificates: 100,000-deep diagnostics, a 100 MB claim.
+      # (a whole certificate, so every check before the digest passes)
+      deep-diagnostics.cert.json) python3 -c 'import json, sys
+j = json.load(open(sys.argv[1])); j["diagnostics"] = "DEEP"
+print(json.dumps(j).replace("\"DEEP\"", "[" * 100000 + "]" * 100000))' "$SRC/cert/tampered-verdict.cert.json" > "$p" ;;
+      big-claim.cert.json)   { printf '{"schema": "fusecert-certificate/1", "obligations": [{"claim": "'; head -c 100000000 /dev/zero | tr '\0' a; printf '"}]}\n'; } > "$p" ;;
       *) echo "run_case: unknown generated input $name"; exit 1 ;;
     esac ;;
   *) name=$(basename "$INPUT"); p=$dest/$name; cp "$SRC/$INPUT" "$p" || exit 1 ;;
@@ -48,6 +60,7 @@ case $KIND in
   docs)       cmd=("$BIN" docs --repo-root "$W/repo" --today 2026-06-01 -j 2 "$p") ;;
   certify)    cmd=("$BIN" certify --timeout-ms 5000 --out "$W/out" "$p") ;;
   check-cert) cmd=("$BIN" check-cert --timeout-ms 5000 "$p") ;;
+  validate)   cmd=("$BIN" validate --timeout-ms 5000 "$p") ;;
   *) echo "run_case: unknown kind $KIND"; exit 1 ;;
 esac
 

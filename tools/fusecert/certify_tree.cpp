@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "support/confined_files.h"
 #include "support/files.h"
 #include "support/sha256.h"
 #include "tools/fusecert/progress.h"
@@ -159,6 +160,59 @@ void print(const json& index, const json& sarif, const std::string& format, cons
   }
 }
 
+/// A certificate path read from an index: confined below the output folder
+/// and where certify puts certificates (certs/…/*.cert.json). An index is
+/// input: `../x`, an absolute path or `index.json` itself is refused.
+std::string index_cert_path(const json& c, const std::string& where) {
+  if (!c.is_object() || !c.contains("certificate") || !c["certificate"].is_string())
+    throw std::invalid_argument(where + ": a candidate without a certificate path");
+  const std::string rel = c["certificate"];
+  support::require_confined(rel);
+  const std::string tail = ".cert.json";
+  if (rel.rfind("certs/", 0) != 0 || rel.size() <= tail.size() ||
+      rel.compare(rel.size() - tail.size(), tail.size(), tail) != 0)
+    throw std::invalid_argument(where + ": certificate path '" + rel + "' is not certs/…/*.cert.json");
+  return rel;
+}
+
+/// Certificates the previous index in `out` lists that this run did not
+/// write: removed (a candidate that no longer exists must not leave its old
+/// certificate behind), and returned, sorted, for the new index to record.
+json remove_stale(const std::string& out, const std::set<std::string>& written) {
+  json removed = json::array();
+  if (!support::regular_file_confined(out, "index.json")) return removed;
+  json old;
+  try {
+    old = json::parse(support::read_file_confined(out, "index.json", cert::kMaxCertificateBytes));
+  } catch (const std::exception& e) {
+    std::cerr << "fusecert certify: warning: " << out << "/index.json of an earlier run cannot be read (" << e.what()
+              << "); certificates it listed are not cleaned up\n";
+    return removed;
+  }
+  if (!old.is_object() || !old.contains("files") || !old["files"].is_array()) return removed;
+  std::set<std::string> stale;
+  for (const auto& f : old["files"]) {
+    if (!f.is_object() || !f.contains("candidates") || !f["candidates"].is_array()) continue;
+    for (const auto& c : f["candidates"]) {
+      std::string rel;
+      try {
+        rel = index_cert_path(c, out + "/index.json");
+      } catch (const std::exception& e) {
+        std::cerr << "fusecert certify: warning: " << e.what() << " (not removed)\n";
+        continue;
+      }
+      if (!written.count(rel) && support::regular_file_confined(out, rel)) stale.insert(rel);
+    }
+  }
+  for (const auto& rel : stale) {
+    support::remove_file_confined(out, rel);
+    std::cerr << "fusecert certify: note: removed the stale certificate " << out << "/" << rel
+              << " (its candidate is not in this run)\n";
+    removed.push_back(rel);
+  }
+  return removed;
+}
+
 int run_merge(const std::string& out, const std::string& format, const TreeOptions& t) {
   json files = json::array();
   std::vector<json> sarifs;
@@ -167,8 +221,12 @@ int run_merge(const std::string& out, const std::string& format, const TreeOptio
   unsigned n_shards = 0;
   int sharded = 0;
   std::string tool, solver;
+  std::vector<std::pair<std::string, std::string>> pending;  // written only once every input checked out
   for (const auto& d : t.merge) {
-    json idx = json::parse(support::read_file(fs::path(d) / "index.json"));
+    json idx = json::parse(support::read_file_confined(d, "index.json", cert::kMaxCertificateBytes));
+    if (!idx.is_object() || !idx.contains("files") || !idx["files"].is_array() || !idx.contains("tool") ||
+        !idx.contains("solver"))
+      throw std::invalid_argument(d + "/index.json: not a certify index");
     if (idx.value("schema", "") != kIndexSchema)
       throw std::invalid_argument(d + "/index.json: not a certify index (schema " + kIndexSchema + ")");
     std::string tv = idx["tool"].dump(), sv = idx["solver"].dump();
@@ -189,23 +247,32 @@ int run_merge(const std::string& out, const std::string& format, const TreeOptio
       if (!seen.insert(f["file"]).second)
         throw std::invalid_argument(d + ": " + f["file"].get<std::string>() + " is in two of the merged outputs");
       for (const auto& c : f["candidates"]) {
-        std::string rel = c["certificate"], text = support::read_file(fs::path(d) / rel);
+        const std::string rel = index_cert_path(c, d + "/index.json");
+        const std::string text = support::read_file_confined(d, rel, cert::kMaxCertificateBytes);
+        if (auto deep = cert::json_too_deep(text, cert::kMaxCertificateDepth)) throw std::invalid_argument(d + "/" + rel + ": " + *deep);
         json cj = json::parse(text);
-        if (cj.value("digest", "") != c["digest"] || cert::digest(cj) != c["digest"])
+        if (!cj.is_object() || cj.value("digest", "") != c.value("digest", "") || cert::digest(cj) != c["digest"])
           throw std::invalid_argument(d + "/" + rel + ": digest differs from the index or from the certificate's content");
-        support::write_file_atomic(fs::path(out) / rel, text);
+        pending.emplace_back(rel, text);
       }
       files.push_back(f);
     }
-    sarifs.push_back(json::parse(support::read_file(fs::path(d) / "results.sarif")));
+    sarifs.push_back(json::parse(support::read_file_confined(d, "results.sarif", cert::kMaxCertificateBytes)));
   }
   if (sharded && (sharded != static_cast<int>(t.merge.size()) || shards.size() != n_shards))
     throw std::invalid_argument("incomplete merge: got " + std::to_string(shards.size()) + " of " +
                                 std::to_string(n_shards) + " shards" +
                                 (sharded != static_cast<int>(t.merge.size()) ? " mixed with unsharded outputs" : ""));
+  std::set<std::string> written;
+  for (const auto& [rel, text] : pending) {
+    support::write_file_confined(out, rel, text);
+    written.insert(rel);
+  }
+  json removed = remove_stale(out, written);
   json index = make_index(files, std::nullopt, t.timestamp), sarif = canonical_sarif(sarifs);
-  support::write_file_atomic(fs::path(out) / "index.json", index.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
-  support::write_file_atomic(fs::path(out) / "results.sarif", sarif.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+  if (!removed.empty()) index["removed"] = removed;
+  support::write_file_confined(out, "index.json", index.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+  support::write_file_confined(out, "results.sarif", sarif.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
   print(index, sarif, format, "merged " + std::to_string(t.merge.size()) + " outputs into " + out + "\n");
   return exit_of(index["summary"]);
 }
@@ -306,6 +373,7 @@ int run_certify_tree(const std::vector<std::string>& inputs, const std::string& 
       }
     }
     json files = json::array();
+    std::set<std::string> written;
     for (const auto& r : reports) {
       bool input_error = r.has_errors() && r.candidates.empty();
       json diags = json::array();
@@ -317,17 +385,20 @@ int run_certify_tree(const std::vector<std::string>& inputs, const std::string& 
       for (size_t i = 0; i < r.candidates.size(); ++i) {
         json c = cert::certificate(r, i, FUSECERT_VERSION);
         std::string rel = cert_path(r.file, cert::certificate_name(r, i));
-        support::write_file_atomic(fs::path(out) / rel, cert::dump(c));
+        support::write_file_confined(out, rel, cert::dump(c));
+        written.insert(rel);
         cands.push_back({{"certificate", rel}, {"digest", c["digest"]}, {"verdict", c["verdict"]},
                          {"producer", r.candidates[i].producer_loc.str()}});
       }
       files.push_back({{"file", r.file}, {"sha256", r.sha256}, {"parsed", r.parsed}, {"input_error", input_error},
                        {"diagnostics", diags}, {"candidates", cands}});
     }
+    json removed = remove_stale(out, written);
     json index = make_index(files, shard, t.timestamp);
+    if (!removed.empty()) index["removed"] = removed;
     json sarif = canonical_sarif({cert::render_sarif(reports, FUSECERT_VERSION)});
-    support::write_file_atomic(fs::path(out) / "index.json", index.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
-    support::write_file_atomic(fs::path(out) / "results.sarif", sarif.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+    support::write_file_confined(out, "index.json", index.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+    support::write_file_confined(out, "results.sarif", sarif.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
     print(index, sarif, format, cert::render_text(reports));
     return exit_of(index["summary"]);
   } catch (const std::invalid_argument& e) {

@@ -3,8 +3,11 @@
 // and writes one deterministic certificate per candidate into --out.
 // Exit: 0 all legal, 1 any illegal, 2 errors or inconclusive.
 #include <algorithm>
+#include <filesystem>
 #include <iostream>
+#include <set>
 
+#include "support/confined_files.h"
 #include "support/files.h"
 #include "tools/fusecert/certify_tree.h"
 #include "tools/fusecert/commands.h"
@@ -54,16 +57,46 @@ void add_certify_command(CLI::App& app, int& exit_code) {
     }
     int rc = cert::exit_code(reports);
     if (!o->out.empty()) {
-      for (auto& r : reports)
+      std::set<std::string> written, stems;
+      for (auto& r : reports) {
+        stems.insert(cert::certificate_stem(r.file));
         for (size_t i = 0; i < r.candidates.size(); ++i) {
+          const std::string name = cert::certificate_name(r, i);
+          written.insert(name);
           try {
-            support::write_file_atomic(std::filesystem::path(o->out) / cert::certificate_name(r, i),
-                                       cert::dump(cert::certificate(r, i, FUSECERT_VERSION)));
+            support::write_file_confined(o->out, name, cert::dump(cert::certificate(r, i, FUSECERT_VERSION)));
           } catch (const std::exception& e) {
             std::cerr << "fusecert: error: " << e.what() << "\n";
             rc = 2;
           }
         }
+      }
+      // Re-certifying into the same folder: a certificate of an input
+      // certified now whose candidate no longer exists (moved, gone, or the
+      // module no longer parses) is removed, and said so — never left to
+      // pass for the module as it is now.
+      std::error_code ec;
+      std::vector<std::string> stale;
+      for (std::filesystem::directory_iterator it(o->out, ec), end; !ec && it != end; it.increment(ec)) {
+        const std::string name = it->path().filename().string();
+        if (written.count(name) || !it->is_regular_file(ec) || it->is_symlink(ec)) continue;
+        for (auto& stem : stems)
+          if (cert::is_certificate_name_of(stem, name)) {
+            stale.push_back(name);
+            break;
+          }
+      }
+      std::sort(stale.begin(), stale.end());
+      for (auto& name : stale) {
+        try {
+          support::remove_file_confined(o->out, name);
+          std::cerr << "fusecert: note: removed the stale certificate " << (std::filesystem::path(o->out) / name).string()
+                    << " (its candidate is not in the input as certified now)\n";
+        } catch (const std::exception& e) {
+          std::cerr << "fusecert: error: cannot remove a stale certificate: " << e.what() << "\n";
+          rc = 2;
+        }
+      }
     }
     if (o->format == "json") std::cout << cert::render_json(reports, FUSECERT_VERSION).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     else if (o->format == "sarif") std::cout << cert::render_sarif(reports, FUSECERT_VERSION).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";

@@ -1,18 +1,21 @@
 // fusecert check-cert CERT... [--ir FILE] [--solver z3|cvc5|PATH]
 // Re-verifies certificates on their own: schema, digest, the obligation
 // table (ids, how, expected, decides, a complete set for a legal verdict),
-// the verdict rule, every SMT query re-run by the chosen solver, and with
-// --ir the input's SHA-256 and a re-derivation of every obligation (the only
-// way structural obligations are re-checked). Exit: 0 all valid, 1 any
-// invalid, 2 a certificate or IR file that cannot be read, a solver that
-// cannot be run, or a certificate unverified because the solver could not
-// decide a query (timeout, unknown, crash). 2 takes precedence over 1.
+// the verdict rule, the query whitelist and hashes; with --ir the input's
+// SHA-256 and a re-derivation of every obligation, compared before any
+// solver runs, and only the regenerated queries solved (valid). Without
+// --ir the certificate's whitelisted queries are re-run and it is at most
+// "consistent" (not verified). Exit (docs/certificates.md): 0 all valid,
+// 1 any invalid, 2 a certificate or IR file that cannot be read, a solver
+// that cannot be run, or a certificate unverified (a query the solver could
+// not decide), 4 consistent or stale (not verified). 2 > 1 > 4 > 0.
 #include <iostream>
 
 #include "support/files.h"
 #include "tools/fusecert/commands.h"
 #include "tools/fusecert/progress.h"
 #include "verifier/cert/certify.h"
+#include "verifier/tv/validate.h"
 
 namespace fusecert::cli {
 
@@ -47,6 +50,30 @@ void add_check_cert_command(CLI::App& app, int& exit_code) {
       exit_code = 2;
       return;
     }
+    // Translation-validation certificates are re-derived by validate's path.
+    const unsigned timeout = o->timeout_ms;
+    cert::Regenerate regenerate = [timeout](const nlohmann::json& c, const std::string& input,
+                                            std::string& why) -> std::optional<nlohmann::json> {
+      try {
+        const auto& v = c.at("validation");
+        const std::string before = v.at("before").at("file"), after = v.at("after").at("file");
+        if (before != after) {
+          why = "it validates two files (" + before + ", " + after + "): re-check with fusecert validate";
+          return std::nullopt;
+        }
+        tv::ValidateOptions opt;
+        opt.k_bound = v.at("k_bound").get<int>();
+        opt.timeout_ms = timeout;
+        tv::Validation again = tv::validate_texts(input, after, std::nullopt, after, opt);
+        for (size_t i = 0; i < again.pairs.size(); ++i)
+          if (again.pairs[i].after_func == v.at("after").at("function").get<std::string>())
+            return tv::certificate(again, i, c.at("tool").at("version").get<std::string>());
+        why = "the input has no function pair ending in @" + v.at("after").at("function").get<std::string>();
+      } catch (const std::exception& e) {
+        why = std::string("its validation section is malformed (") + e.what() + ")";
+      }
+      return std::nullopt;
+    };
     int rc = 0;
     nlohmann::json all = nlohmann::json::array();
     Progress progress("fusecert check-cert");
@@ -55,25 +82,34 @@ void add_check_cert_command(CLI::App& app, int& exit_code) {
       progress.step(path, ++index, o->certs.size());
       std::string text;
       try {
-        text = support::read_file(path);
+        text = support::read_file(path, cert::kMaxCertificateBytes);
       } catch (const std::exception& e) {
         std::cerr << "fusecert: error: " << e.what() << "\n";
         rc = 2;
         continue;
       }
-      cert::CheckOutcome c = cert::check_certificate(text, ir, solver, o->timeout_ms);
+      cert::CheckOutcome c = cert::check_certificate(text, ir, solver, o->timeout_ms, regenerate);
       const std::string status = c.status();
+      // 2 (unverified, unreadable) > 1 (invalid) > 4 (consistent or stale:
+      // not verified) > 0 (valid: every obligation re-derived).
       if (status == "unverified") rc = 2;
-      else if (status == "invalid" && rc == 0) rc = 1;
+      else if (status == "invalid" && rc != 2) rc = 1;
+      else if ((status == "consistent" || status == "stale") && rc == 0) rc = 4;
       std::string scope;
-      if (status == "valid" && c.structural_unchecked)
-        scope = "SMT only; " + std::to_string(c.structural_unchecked) +
-                " structural obligations not re-derived: pass --ir";
+      if (status == "consistent")
+        scope = "not verified: no obligation was re-derived" +
+                (c.structural_unchecked ? "; " + std::to_string(c.structural_unchecked) +
+                                              " structural obligations are the certificate's word"
+                                        : std::string()) +
+                "; pass --ir with the input";
+      else if (status == "stale")
+        scope = c.stale;
       if (o->format == "json") {
         all.push_back({{"certificate", path},
-                       {"valid", c.valid && c.undecided.empty()},
+                       {"valid", status == "valid"},
                        {"status", status},
                        {"structural_not_rederived", c.structural_unchecked},
+                       {"stale", c.stale},
                        {"problems", c.problems},
                        {"undecided", c.undecided},
                        {"checked", c.checked}});

@@ -1,5 +1,7 @@
 #include "verifier/cert/certify.h"
 
+#include "verifier/model/hyper.h"
+
 #include <z3.h>
 
 #include <algorithm>
@@ -42,6 +44,19 @@ InputReport certify_text(const std::string& text, const std::string& file, unsig
   r.parsed = true;
   const ir::Module& m = *lr.module;
   for (auto& d : ir::unknown_ops(m)) r.diags.push_back({"error", "", "input", d.loc, d.message, {}});
+  // NaN, ±inf (an overflowed literal) as a hyper-parameter: rejected here, at
+  // the boundary, whether or not a guard reads it (an input error makes every
+  // verdict of the module fail closed, below).
+  for (const ir::Op& op : m.ops)
+    for (const auto& [key, a] : op.attrs) {
+      if (a.kind != ir::Attr::Kind::Float && a.kind != ir::Attr::Kind::Int) continue;
+      bool hyper = false;
+      for (const char* k : model::kHyperKeys) hyper = hyper || key == k;
+      if (!hyper) continue;
+      if (auto why = model::hyper_value_problem(key, a.num))
+        r.diags.push_back({"error", "", "input", op.loc,
+                           op.name + ": the hyper-parameter " + *why + " (" + a.text + "); give a finite value", {}});
+    }
   auto cands = ir::find_candidates(m);
   if (cands.empty())
     r.diags.push_back({"warning", "", "input", ir::Loc{file, 0, 0},
@@ -52,17 +67,44 @@ InputReport certify_text(const std::string& text, const std::string& file, unsig
   // Candidates are independent: check them on up to 4 threads (results keep
   // program order; every shared table below verifier/smt is locked).
   r.candidates.resize(cands.size());
+  // An exception out of a guard (a solver error, say) is that candidate's
+  // failure, reported as an input error, never std::terminate from a worker.
+  std::vector<std::string> failed(cands.size());
+  auto check_one = [&](size_t i) {
+    try {
+      r.candidates[i] = guards::check_candidate(m, cands[i], timeout_ms);
+    } catch (const std::exception& e) {
+      failed[i] = e.what();
+    } catch (...) {
+      failed[i] = "unknown exception";
+    }
+  };
   const size_t nthreads = std::min<size_t>({cands.size(), 4, std::max(1u, std::thread::hardware_concurrency())});
   if (nthreads <= 1) {
-    for (size_t i = 0; i < cands.size(); ++i) r.candidates[i] = guards::check_candidate(m, cands[i], timeout_ms);
+    for (size_t i = 0; i < cands.size(); ++i) check_one(i);
   } else {
     std::atomic<size_t> next{0};
     std::vector<std::thread> pool;
     for (size_t t = 0; t < nthreads; ++t)
       pool.emplace_back([&] {
-        for (size_t i = next++; i < cands.size(); i = next++) r.candidates[i] = guards::check_candidate(m, cands[i], timeout_ms);
+        for (size_t i = next++; i < cands.size(); i = next++) check_one(i);
       });
     for (auto& th : pool) th.join();
+  }
+  for (size_t i = 0; i < cands.size(); ++i) {
+    if (failed[i].empty()) continue;
+    const ir::Op& p = m.ops[cands[i].producer];
+    guards::CandidateReport& c = r.candidates[i];
+    c = guards::CandidateReport{};
+    c.cand = cands[i];
+    c.producer_op = p.name;
+    c.producer_loc = p.loc;
+    c.function = p.func >= 0 && p.func < static_cast<int>(m.funcs.size()) ? m.funcs[p.func].name : "";
+    c.verdict = "inconclusive";
+    r.diags.push_back({"error", "", "input", p.loc,
+                       "internal error while checking the candidate " + p.name + " at " + std::to_string(p.loc.line) +
+                           ":" + std::to_string(p.loc.col) + ": " + failed[i] + " (no verdict; please report it)",
+                       {}});
   }
   // Collectives with keys fusecert cannot model, outside the ones the P3
   // guard reported on a candidate: fail closed like an unknown op.
@@ -243,14 +285,37 @@ json certificate(const InputReport& in, size_t i, const std::string& tool_versio
   return j;
 }
 
-std::string certificate_name(const InputReport& in, size_t i) {
-  const auto& c = in.candidates.at(i);
-  std::string stem = std::filesystem::path(in.file).filename().string();
+std::string certificate_stem(const std::string& file) {
+  std::string stem = std::filesystem::path(file).filename().string();
   if (stem.size() > 5 && stem.substr(stem.size() - 5) == ".mlir") stem.resize(stem.size() - 5);
   for (auto& ch : stem)
     if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '-' && ch != '_' && ch != '.') ch = '_';
-  return stem + "." + std::to_string(c.producer_loc.line) + "_" + std::to_string(c.producer_loc.col) + ".r" +
-         std::to_string(c.cand.result_no) + ".cert.json";
+  return stem;
+}
+
+std::string certificate_name(const InputReport& in, size_t i) {
+  const auto& c = in.candidates.at(i);
+  return certificate_stem(in.file) + "." + std::to_string(c.producer_loc.line) + "_" +
+         std::to_string(c.producer_loc.col) + ".r" + std::to_string(c.cand.result_no) + ".cert.json";
+}
+
+bool is_certificate_name_of(const std::string& stem, const std::string& name) {
+  // stem "." line "_" col ".r" result ".cert.json", each number all digits.
+  if (name.size() <= stem.size() + 1 || name.compare(0, stem.size(), stem) != 0 || name[stem.size()] != '.') return false;
+  const std::string rest = name.substr(stem.size() + 1);
+  const std::string tail = ".cert.json";
+  if (rest.size() <= tail.size() || rest.compare(rest.size() - tail.size(), tail.size(), tail) != 0) return false;
+  const std::string mid = rest.substr(0, rest.size() - tail.size());  // line_col.rN
+  size_t i = 0;
+  auto digits = [&] {
+    size_t s = i;
+    while (i < mid.size() && std::isdigit(static_cast<unsigned char>(mid[i]))) ++i;
+    return i > s;
+  };
+  if (!digits() || i >= mid.size() || mid[i++] != '_' || !digits()) return false;
+  if (mid.compare(i, 2, ".r") != 0) return false;
+  i += 2;
+  return digits() && i == mid.size();
 }
 
 namespace {

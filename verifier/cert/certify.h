@@ -7,6 +7,8 @@
 // Schema and procedure: docs/certificates.md.
 #pragma once
 #include <nlohmann/json.hpp>
+#include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -16,6 +18,15 @@
 namespace fusecert::cert {
 
 inline constexpr const char* kSchema = "fusecert-certificate/1";
+
+/// Largest certificate check-cert reads (bytes); a larger file is refused
+/// before it is read (a 1 GB claim took 5.2 GB of memory to parse). The
+/// largest certificate fusecert writes for the fixtures is well under 1 MiB.
+inline constexpr std::uintmax_t kMaxCertificateBytes = 16u << 20;
+/// Deepest JSON nesting check-cert parses; fusecert writes at most 8 levels.
+/// Deeper text is refused before parsing (nlohmann's dump, used for the
+/// digest, recurses once per level: a 100,000-deep array overflowed it).
+inline constexpr int kMaxCertificateDepth = 64;
 
 /// One input file and everything certify found in it.
 struct InputReport {
@@ -47,6 +58,12 @@ nlohmann::json certificate(const InputReport& in, size_t i, const std::string& t
 std::string dump(const nlohmann::json& j);
 /// File name for candidate `i`: <stem>.<line>_<col>.r<result>.cert.json
 std::string certificate_name(const InputReport& in, size_t i);
+/// The <stem> of an input's certificate names (the file name without .mlir,
+/// characters outside [A-Za-z0-9._-] replaced by '_').
+std::string certificate_stem(const std::string& file);
+/// Whether `name` is a certificate name certify writes for the stem `stem`
+/// (<stem>.<line>_<col>.r<result>.cert.json).
+bool is_certificate_name_of(const std::string& stem, const std::string& name);
 /// The digest of a certificate (SHA-256 of its canonical dump without "digest").
 std::string digest(nlohmann::json j);
 
@@ -80,17 +97,52 @@ struct CheckOutcome {
   /// Structural obligations not re-derived (no --ir): they were checked
   /// against the obligation table only.
   size_t structural_unchecked = 0;
-  std::string status() const { return !valid ? "invalid" : !undecided.empty() ? "unverified" : "valid"; }
+  /// Every obligation was re-derived (from the IR, or by re-running the
+  /// prover) and matched: only then is a certificate "valid" (verified).
+  bool rederived = false;
+  /// Why the certificate cannot be re-derived by this fusecert: another tool
+  /// version or rules file wrote it (non-empty: status "stale").
+  std::string stale;
+  /// invalid (evidence of an edit or a wrong answer) > unverified (a solver
+  /// could not decide) > stale (another version or rules file) >
+  /// consistent (no problem found, but not re-derived: no --ir) > valid.
+  std::string status() const {
+    return !valid                ? "invalid"
+           : !undecided.empty()  ? "unverified"
+           : !stale.empty()      ? "stale"
+           : !rederived          ? "consistent"
+                                 : "valid";
+  }
 };
+
+/// Records `ans` (a solver's answer to obligation `id`) against the
+/// certificate's `rec`: a different definite answer is a problem, an
+/// undecided one (timeout, unknown, error) leaves it unverified.
+void compare_answer(const std::string& id, const std::string& ans, const std::string& rec, const Solver& solver,
+                    unsigned timeout_ms, CheckOutcome& out);
 
 /// Whether `s` can be run: nullopt when it can, else why not (a missing or
 /// non-executable binary is a tool error, not an invalid certificate).
 std::optional<std::string> solver_unavailable(const Solver& s);
 
-/// Re-verifies one certificate's text. `ir` (text, name as certified) enables
-/// the input-hash check and the re-derivation of every obligation.
+/// Why `text` nests JSON arrays / objects deeper than `max_depth` (outside
+/// strings), or nullopt. A linear scan run before any JSON parser sees it.
+std::optional<std::string> json_too_deep(const std::string& text, int max_depth);
+
+/// Regenerates a translation-validation certificate from its input text
+/// (`fusecert validate`'s path, which lives above this library); nullopt
+/// with `why` set when it cannot.
+using Regenerate =
+    std::function<std::optional<nlohmann::json>(const nlohmann::json& cert, const std::string& input, std::string& why)>;
+
+/// Re-verifies one certificate's text: schema, digest, the obligation table,
+/// the verdict rule, the query whitelist and hashes. With `ir` (text, name as
+/// certified): the input's hash and a re-derivation of every obligation,
+/// compared before any solver runs; only regenerated queries are solved
+/// (status valid). Without: the certificate's whitelisted queries re-run,
+/// status at most "consistent".
 CheckOutcome check_certificate(const std::string& cert_text,
                                const std::optional<std::pair<std::string, std::string>>& ir, const Solver& solver,
-                               unsigned timeout_ms);
+                               unsigned timeout_ms, const Regenerate& regenerate = {});
 
 }  // namespace fusecert::cert

@@ -15,6 +15,8 @@
 #include "verifier/cert/certify.h"
 #include "verifier/cert/check_proposition.h"
 #include "verifier/guards/obligations.h"
+#include "verifier/report/report.h"
+#include "verifier/smt/whitelist.h"
 
 namespace fusecert::cert {
 
@@ -30,7 +32,29 @@ std::string shell_quote(const std::string& s) {
 
 }  // namespace
 
+std::optional<std::string> json_too_deep(const std::string& text, int max_depth) {
+  int depth = 0;
+  bool in_str = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_str) {
+      if (c == '\\') ++i;
+      else if (c == '"') in_str = false;
+    } else if (c == '"') {
+      in_str = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > max_depth)
+        return "JSON nests deeper than " + std::to_string(max_depth) + " levels at byte " + std::to_string(i) +
+               " (fusecert writes at most 8); not parsed";
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  return std::nullopt;
+}
+
 std::string run_solver(const Solver& s, const std::string& smt2, bool fp_exp, unsigned timeout_ms) {
+  if (auto why = smt::whitelist_problem(smt2)) return "error: refused before solving: " + *why;
   if (s.is_library()) return std::string(smt::to_string(smt::solve_smt2(smt2, timeout_ms).answer));
   const bool cvc5 = std::filesystem::path(s.name).filename().string().find("cvc5") != std::string::npos;
   std::string text = smt2;
@@ -245,14 +269,158 @@ guards::Obligation from_json(const json& o) {
 
 }  // namespace
 
+void compare_answer(const std::string& id, const std::string& ans, const std::string& rec, const Solver& solver,
+                    unsigned timeout_ms, CheckOutcome& out) {
+  if (ans == rec) return;
+  // A solver that cannot decide (timeout, unknown, a crash) is not evidence
+  // of tampering: the certificate is unverified with it. A definite answer
+  // that differs from the recorded one is.
+  if (ans == "sat" || ans == "unsat") {
+    out.valid = false;
+    out.problems.push_back(id + ": " + solver.name + " answers " + ans + ", the certificate records " + rec);
+    return;
+  }
+  out.undecided.push_back(id + ": " + solver.name + " " +
+                          (ans == "timeout" ? "timed out (timeout, limit " + std::to_string(timeout_ms) + " ms)"
+                                            : "answered " + ans) +
+                          "; the certificate records " + rec + " — not re-verified with this solver" +
+                          (ans == "timeout" ? " (a longer --timeout-ms or another --solver may decide it)"
+                                            : " (another --solver may decide it)"));
+}
+
+namespace {
+
+bool definite(const std::string& a) { return a == "sat" || a == "unsat" || a == "holds" || a == "violated"; }
+
+/// With the input: re-derive every obligation through certify's own path
+/// and compare with the certificate's before any solver sees the
+/// certificate's text — which no solver ever sees. Only the regenerated
+/// queries are solved: by the Z3 library inside the re-derivation, and by an
+/// external --solver after the comparison.
+void rederive(const json& j, const std::pair<std::string, std::string>& ir, const Solver& solver, unsigned timeout_ms,
+              const Regenerate& regenerate, CheckOutcome& out) {
+  auto bad = [&](const std::string& s) {
+    out.valid = false;
+    out.problems.push_back(s);
+  };
+  const auto& [text, name] = ir;
+  if (support::sha256_hex(text) != j["input"]["sha256"].get<std::string>()) {
+    bad("input hash mismatch: " + name + " is not the module this certificate was written for");
+    return;
+  }
+  out.checked.push_back("input sha256");
+  json again;
+  const size_t idx = j["candidate"]["index"].get<size_t>();
+  const json& cons = j["candidate"]["consumer"];
+  if (cons.is_object() && cons.value("recognized_as", std::string()) == "translation-validation") {
+    // A translation-validation certificate is re-derived by validate's own
+    // path (verifier/tv links this library, so the caller hands it in).
+    std::string why;
+    std::optional<json> g = regenerate ? regenerate(j, text, why) : std::nullopt;
+    if (!g) {
+      bad("cannot re-derive this translation-validation certificate: " +
+          (why.empty() ? std::string("no validator given") : why));
+      return;
+    }
+    again = *g;
+  } else {
+    InputReport r = certify_text(text, j["input"]["file"].get<std::string>(), timeout_ms);
+    if (idx >= r.candidates.size()) {
+      bad("the input has no candidate " + std::to_string(idx));
+      return;
+    }
+    again = certificate(r, idx, j["tool"]["version"].get<std::string>());
+  }
+  const json& a = again["obligations"];
+  const json& b = j["obligations"];
+  std::vector<std::string> differs;
+  if (again["candidate"] != j["candidate"]) differs.push_back("the candidate does not match the input's candidate " + std::to_string(idx));
+  if (a.size() != b.size())
+    differs.push_back("re-derivation gives " + std::to_string(a.size()) + " obligations, the certificate has " +
+                      std::to_string(b.size()));
+  for (size_t i = 0; i < std::min(a.size(), b.size()); ++i) {
+    // Every field of each obligation, in this order first.
+    std::vector<std::string> keys = {"id", "how", "expected", "actual", "evidence", "smt2", "decides"};
+    for (const json* o : {&a[i], &b[i]})
+      if (o->is_object())
+        for (auto& [k, v] : o->items())
+          if (std::find(keys.begin(), keys.end(), k) == keys.end()) keys.push_back(k);
+    for (const std::string& k : keys) {
+      json x = a[i].value(k, json()), y = b[i].is_object() ? b[i].value(k, json()) : json();
+      if (x == y) continue;
+      // The re-derivation's own solve could not decide: not evidence.
+      if (k == "actual" && x.is_string() && !definite(x.get<std::string>())) {
+        out.undecided.push_back(b[i].value("id", std::string("?")) + ": the re-derivation's Z3 answered " +
+                                x.get<std::string>() + "; the certificate records " + y.dump() +
+                                " — not re-verified (a longer --timeout-ms may decide it)");
+        continue;
+      }
+      differs.push_back("obligation " + std::to_string(i) + " (" + b[i].value("id", std::string("?")) + "): '" + k +
+                        "' differs from a re-derivation on the input");
+    }
+  }
+  if (out.undecided.empty() && again["verdict"] != j["verdict"])
+    differs.push_back("re-derivation on the input gives verdict " + again["verdict"].get<std::string>());
+  // Everything else a certificate says (the counterexample, the
+  // diagnostics, the residency, the solver, ...) is re-derived too:
+  // certificates are deterministic, so a valid one is exactly what certify
+  // writes for this input.
+  if (out.undecided.empty()) {
+    std::set<std::string> keys;
+    for (auto& [k, v] : j.items()) keys.insert(k);
+    for (auto& [k, v] : again.items()) keys.insert(k);
+    for (const auto& k : keys) {
+      if (k == "digest" || k == "obligations" || k == "candidate" || k == "verdict") continue;
+      if (j.value(k, json()) != again.value(k, json())) differs.push_back("'" + k + "' differs from a re-derivation on the input");
+    }
+  }
+  if (!differs.empty()) {
+    // Another fusecert or another Z3 may write other text for the same
+    // module: stale (certify again), not evidence of an edit.
+    const std::string mine = verifier::report::tool_version();
+    if (j["tool"]["version"] != mine) {
+      out.stale = "written by fusecert " + j["tool"]["version"].get<std::string>() + ", this is " + mine +
+                  ", and the re-derivation differs (" + differs.front() + "): certify the input again";
+      return;
+    }
+    if (j["solver"] != again["solver"]) {
+      out.stale = "written with " + j["solver"].dump() + ", this fusecert links " + again["solver"].dump() +
+                  ", and the re-derivation differs (" + differs.front() + "): certify the input again";
+      return;
+    }
+    for (auto& d : differs) bad(d);
+    return;
+  }
+  out.checked.push_back("every obligation re-derived from the input");
+  out.rederived = true;
+  if (solver.is_library()) {
+    out.checked.push_back("the regenerated queries solved with the Z3 library");
+    return;
+  }
+  size_t n = 0;
+  for (auto& o : a) {
+    if (o["how"] != "smt") continue;
+    compare_answer(o["id"], run_solver(solver, o["smt2"], o["fp_exp"].get<bool>(), timeout_ms), o["actual"], solver,
+                   timeout_ms, out);
+    ++n;
+  }
+  out.checked.push_back(std::to_string(n) + " regenerated SMT queries solved with " + solver.name);
+}
+
+}  // namespace
+
 CheckOutcome check_certificate(const std::string& cert_text,
                                const std::optional<std::pair<std::string, std::string>>& ir, const Solver& solver,
-                               unsigned timeout_ms) {
+                               unsigned timeout_ms, const Regenerate& regenerate) {
   CheckOutcome out;
   auto bad = [&](const std::string& s) {
     out.valid = false;
     out.problems.push_back(s);
   };
+  if (auto deep = json_too_deep(cert_text, kMaxCertificateDepth)) {
+    bad(*deep);
+    return out;
+  }
   json j;
   try {
     j = json::parse(cert_text);
@@ -324,65 +492,40 @@ CheckOutcome check_certificate(const std::string& cert_text,
   else
     out.checked.push_back("verdict rule");
   if (j["verdict"] == "illegal" && j["counterexample"].is_null()) bad("an illegal verdict needs a counterexample");
-  // Every SMT query re-run.
-  size_t n = 0;
+  // Every query text read passes the whitelist and its recorded hash before
+  // anything else happens with it: a certificate's SMT-LIB2 is input.
   for (auto& o : j["obligations"]) {
     if (o["how"] != "smt") continue;
     const std::string id = o["id"], text = o["smt2"];
-    if (support::sha256_hex(text) != o["smt2_sha256"].get<std::string>()) {
+    if (auto why = smt::whitelist_problem(text)) bad(id + ": not a query fusecert writes: " + *why);
+    else if (support::sha256_hex(text) != o["smt2_sha256"].get<std::string>())
       bad(id + ": the SMT-LIB2 text does not match its recorded hash (edited query)");
-      continue;
-    }
-    std::string ans = run_solver(solver, text, o["fp_exp"].get<bool>(), timeout_ms);
-    const std::string rec = o["actual"];
-    if (ans != rec) {
-      // A solver that cannot decide (timeout, unknown, a crash) is not
-      // evidence of tampering: the certificate is unverified with it. A
-      // definite answer that differs from the recorded one is.
-      if (ans == "sat" || ans == "unsat")
-        bad(id + ": " + solver.name + " answers " + ans + ", the certificate records " + rec);
-      else
-        out.undecided.push_back(id + ": " + solver.name + " " +
-                                (ans == "timeout" ? "timed out (timeout, limit " + std::to_string(timeout_ms) + " ms)"
-                                                  : "answered " + ans) +
-                                "; the certificate records " + rec + " — not re-verified with this solver" +
-                                (ans == "timeout" ? " (a longer --timeout-ms or another --solver may decide it)"
-                                                  : " (another --solver may decide it)"));
-    }
+  }
+  if (!out.valid) return out;
+  out.checked.push_back("query whitelist and hashes");
+  // The embedded default input is part of fusecert itself: its
+  // certificates are re-derived from it without --ir (the hash still decides).
+  if (!ir && j["input"]["file"] == kEmbeddedName) {
+    rederive(j, {embedded_training_step(), kEmbeddedName}, solver, timeout_ms, regenerate, out);
+    return out;
+  }
+  if (ir) {
+    rederive(j, *ir, solver, timeout_ms, regenerate, out);
+    return out;
+  }
+  // Without the input: the certificate's own (whitelisted) queries re-run.
+  // At most "consistent": the queries and structural facts are the
+  // certificate's word, not re-derived from a module.
+  size_t n = 0;
+  for (auto& o : j["obligations"]) {
+    if (o["how"] != "smt") continue;
+    compare_answer(o["id"], run_solver(solver, o["smt2"], o["fp_exp"].get<bool>(), timeout_ms), o["actual"], solver,
+                   timeout_ms, out);
     ++n;
   }
   out.checked.push_back(std::to_string(n) + " SMT queries re-run with " + solver.name);
-  if (!ir) {
-    for (auto& o : j["obligations"])
-      if (o["how"] == "structural") ++out.structural_unchecked;
-    return out;
-  }
-  // The input and a re-derivation of every obligation.
-  const auto& [text, name] = *ir;
-  if (support::sha256_hex(text) != j["input"]["sha256"].get<std::string>()) {
-    bad("input hash mismatch: " + name + " is not the module this certificate was written for");
-    return out;
-  }
-  out.checked.push_back("input sha256");
-  InputReport r = certify_text(text, j["input"]["file"].get<std::string>(), timeout_ms);
-  size_t idx = j["candidate"]["index"].get<size_t>();
-  if (idx >= r.candidates.size()) {
-    bad("the input has no candidate " + std::to_string(idx));
-    return out;
-  }
-  json again = certificate(r, idx, j["tool"]["version"].get<std::string>());
-  const json& a = again["obligations"];
-  const json& b = j["obligations"];
-  if (again["candidate"] != j["candidate"]) bad("the candidate does not match the input's candidate " + std::to_string(idx));
-  if (a.size() != b.size()) bad("re-derivation gives " + std::to_string(a.size()) + " obligations, the certificate has " + std::to_string(b.size()));
-  for (size_t i = 0; i < std::min(a.size(), b.size()); ++i)
-    for (const char* k : {"id", "how", "expected", "actual", "evidence", "smt2", "decides"}) {
-      json x = a[i].value(k, json()), y = b[i].value(k, json());
-      if (x != y) bad("obligation " + std::to_string(i) + " (" + b[i].value("id", std::string("?")) + "): '" + k +
-                      "' differs from a re-derivation on the input");
-    }
-  if (again["verdict"] != j["verdict"]) bad("re-derivation on the input gives verdict " + again["verdict"].get<std::string>());
-  if (out.valid) out.checked.push_back("every obligation re-derived from the input");
+  for (auto& o : j["obligations"])
+    if (o["how"] == "structural") ++out.structural_unchecked;
   return out;
 }
 

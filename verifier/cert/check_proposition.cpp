@@ -1,15 +1,19 @@
 // check-cert for `fusecert prove --certify` output
 // (format fusecert-proposition-certificate/1, docs/prover.md): a
-// proposition's obligations with their SMT-LIB2 text. Re-checked on its own:
-// the fields, every query re-run with the chosen solver against the recorded
-// answer, and the verdict rule that only a fully decided set of obligations
-// carries a definite verdict (holds / refuted / conditional); an undecided
-// one makes it inconclusive. What the verdict is for a decided set is the
-// encoder's reading of its obligations (verifier/props/, per proposition),
-// not re-derived here: re-run `fusecert prove ID` for that.
+// proposition's obligations with their SMT-LIB2 text. Checked like a
+// legality certificate, then re-derived: the same prover query is run again
+// (fusecert prove ID with the certificate's parameters) and its obligations
+// and verdict must equal the certificate's — the digest only detects
+// corruption; the re-derivation decides, so an edited verdict is invalid.
+// A certificate from another fusecert version or rules file is "stale": its
+// obligations need not be what this prover writes.
 #include "verifier/cert/check_proposition.h"
 
 #include <set>
+
+#include "verifier/prover.h"
+#include "verifier/report/report.h"
+#include "verifier/smt/whitelist.h"
 
 namespace fusecert::cert {
 
@@ -26,11 +30,15 @@ CheckOutcome check_proposition_certificate(const json& j, const Solver& solver, 
     out.problems.push_back(s);
   };
   auto str = [&](const json& o, const char* k) { return o.is_object() && o.contains(k) && o[k].is_string(); };
-  for (const char* k : {"id", "statement", "verdict", "expected", "rules_sha256"})
+  for (const char* k : {"id", "statement", "verdict", "expected", "rules_sha256", "digest"})
     if (!str(j, k)) bad(std::string("schema: '") + k + "' must be a string");
+  if (!j.contains("tool") || !str(j["tool"], "version")) bad("schema: 'tool' needs a version");
+  if (!j.contains("params") || !j["params"].is_object()) bad("schema: 'params' must be an object");
   if (!j.contains("obligations") || !j["obligations"].is_array() || j["obligations"].empty())
     bad("schema: 'obligations' must be a non-empty array");
   if (!out.valid) return out;
+  for (auto& [k, v] : j["params"].items())
+    if (!v.is_string()) bad("schema: parameter '" + k + "' must be a string");
   static const std::set<std::string> kVerdicts = {"holds", "refuted", "conditional", "inconclusive"};
   static const std::set<std::string> kAnswers = {"sat", "unsat", "unknown", "timeout", "error"};
   const std::string verdict = j["verdict"];
@@ -48,31 +56,103 @@ CheckOutcome check_proposition_certificate(const json& j, const Solver& solver, 
     if (id.rfind(j["id"].get<std::string>() + ".", 0) != 0) bad(id + ": not an obligation of " + j["id"].get<std::string>());
     if (!kAnswers.count(result) || !kAnswers.count(expected)) bad(id + ": answers must be sat, unsat, unknown, timeout or error");
     if (o.contains("how") && o["how"] != "smt") bad(id + ": how must be smt (a proposition's obligations are SMT queries)");
+    if (auto why = smt::whitelist_problem(o["smt2"].get<std::string>())) bad(id + ": not a query fusecert writes: " + *why);
     all_decided &= result == "sat" || result == "unsat";
   }
   if (!out.valid) return out;
-  out.checked.push_back("schema " + std::string(kPropositionFormat));
-  if (!all_decided && verdict != "inconclusive")
-    bad("verdict \"" + verdict + "\" with an undecided obligation (only inconclusive follows from a timeout or unknown)");
-  else
-    out.checked.push_back("verdict rule (definite only when every obligation is decided)");
-  size_t n = 0;
-  for (const auto& o : j["obligations"]) {
-    const std::string id = o["id"], text = o["smt2"], rec = o["result"];
-    const bool fp_exp = text.find("(_ FloatingPoint 8 8)") != std::string::npos;  // bf16 needs cvc5 --fp-exp
-    const std::string ans = run_solver(solver, text, fp_exp, timeout_ms);
-    ++n;
-    if (ans == rec) continue;
-    if ((ans == "sat" || ans == "unsat") && (rec == "sat" || rec == "unsat"))
-      bad(id + ": " + solver.name + " answers " + ans + ", the certificate records " + rec);
-    else if (ans == "sat" || ans == "unsat")
-      out.undecided.push_back(id + ": the certificate records " + rec + ", " + solver.name + " now answers " + ans +
-                              " — re-run `fusecert prove` for a decided certificate");
-    else
-      out.undecided.push_back(id + ": " + solver.name + " " + (ans == "timeout" ? "timed out" : "answered " + ans) +
-                              "; the certificate records " + rec + " — not re-verified with this solver");
+  out.checked.push_back("schema " + std::string(kPropositionFormat) + " and query whitelist");
+  if (verifier::report::proposition_digest(j) != j["digest"].get<std::string>()) {
+    bad("digest mismatch: the certificate was changed after fusecert wrote it");
+    return out;
   }
-  out.checked.push_back(std::to_string(n) + " SMT queries re-run with " + solver.name);
+  out.checked.push_back("digest");
+  if (!all_decided && verdict != "inconclusive") {
+    bad("verdict \"" + verdict + "\" with an undecided obligation (only inconclusive follows from a timeout or unknown)");
+    return out;
+  }
+  out.checked.push_back("verdict rule (definite only when every obligation is decided)");
+
+  // Another fusecert or rules file: not this prover's query to re-derive.
+  verifier::Registry reg;
+  try {
+    reg = verifier::load_registry();
+  } catch (const std::exception& e) {
+    out.undecided.push_back(std::string("cannot load the rules to re-derive the proposition: ") + e.what());
+    return out;
+  }
+  const std::string mine = verifier::report::tool_version(), theirs = j["tool"]["version"];
+  if (theirs != mine) {
+    out.stale = "written by fusecert " + theirs + ", this is " + mine + ": re-run fusecert prove " + j["id"].get<std::string>();
+    return out;
+  }
+  if (j["rules_sha256"] != reg.sha256) {
+    out.stale = "written with another rules file (rules_sha256 " + j["rules_sha256"].get<std::string>().substr(0, 12) +
+                "…, this one " + reg.sha256.substr(0, 12) + "…): re-run fusecert prove " + j["id"].get<std::string>();
+    return out;
+  }
+  // Re-derive: the same prover query, with the certificate's parameters.
+  verifier::ProveOptions opt;
+  opt.timeout_ms = timeout_ms;
+  opt.witnesses = false;
+  std::vector<verifier::PropositionResult> rs;
+  try {
+    if (!reg.find(j["id"].get<std::string>())) {
+      bad("'" + j["id"].get<std::string>() + "' is not a proposition of the rules file");
+      return out;
+    }
+    for (auto& [k, v] : j["params"].items()) {
+      auto [name, p] = verifier::parse_param_assignment(k + "=" + v.get<std::string>());
+      opt.overrides[name] = p;
+    }
+    if (auto unknown = verifier::unknown_params(reg, {j["id"].get<std::string>()}, opt.overrides); !unknown.empty()) {
+      bad("parameter '" + unknown[0] + "' is not a parameter of " + j["id"].get<std::string>());
+      return out;
+    }
+    rs = verifier::prove(reg, {j["id"].get<std::string>()}, opt);
+  } catch (const std::exception& e) {
+    bad(std::string("the certificate's proposition cannot be re-derived: ") + e.what());
+    return out;
+  }
+  if (rs.size() != 1) {
+    bad("the prover gave no result for " + j["id"].get<std::string>());
+    return out;
+  }
+  const json again = json(verifier::report::render_certificate(rs[0], reg));
+  const json& a = again["obligations"];
+  const json& b = j["obligations"];
+  if (a.size() != b.size())
+    bad("re-derivation gives " + std::to_string(a.size()) + " obligations, the certificate has " + std::to_string(b.size()));
+  bool undecided = false;
+  for (size_t i = 0; i < std::min(a.size(), b.size()); ++i)
+    for (const char* k : {"id", "smt2", "expected", "result"}) {
+      if (a[i].value(k, json()) == b[i].value(k, json())) continue;
+      const std::string x = a[i].value(k, std::string());
+      if (std::string(k) == "result" && x != "sat" && x != "unsat") {
+        undecided = true;
+        out.undecided.push_back(b[i].value("id", std::string("?")) + ": the re-derivation's Z3 answered " + x +
+                                "; the certificate records " + b[i].value(k, std::string()) +
+                                " — not re-verified (a longer --timeout-ms may decide it)");
+        continue;
+      }
+      bad("obligation " + std::to_string(i) + " (" + b[i].value("id", std::string("?")) + "): '" + k +
+          "' differs from a re-run of the prover");
+    }
+  for (const char* k : {"statement", "expected", "params", "counterexample", "z3_version", "format"})
+    if (again[k] != j[k]) bad(std::string("'") + k + "' differs from the rules file's");
+  if (!undecided && again["verdict"] != j["verdict"])
+    bad("verdict \"" + verdict + "\" is not what the prover derives (" + again["verdict"].get<std::string>() + ")");
+  if (!out.valid || undecided) return out;
+  out.checked.push_back("every obligation and the verdict re-derived by the prover");
+  out.rederived = true;
+  if (solver.is_library()) return out;
+  size_t n = 0;
+  for (const auto& o : a) {
+    const std::string text = o["smt2"];
+    const bool fp_exp = text.find("(_ FloatingPoint 8 8)") != std::string::npos;  // bf16 needs cvc5 --fp-exp
+    compare_answer(o["id"], run_solver(solver, text, fp_exp, timeout_ms), o["result"], solver, timeout_ms, out);
+    ++n;
+  }
+  out.checked.push_back(std::to_string(n) + " regenerated SMT queries solved with " + solver.name);
   return out;
 }
 

@@ -2,6 +2,8 @@
 
 #include "verifier/report/report.h"
 
+#include "support/sha256.h"
+
 namespace fusecert::verifier::report {
 
 using nlohmann::ordered_json;
@@ -107,7 +109,7 @@ ordered_json render_certificate(const PropositionResult& r, const Registry& reg)
                    {"smt2", o.smt2},
                    {"expected", std::string(smt::to_string(o.expected))},
                    {"result", std::string(smt::to_string(o.result))}});
-  return {{"format", "fusecert-proposition-certificate/1"},
+  ordered_json c = {{"format", "fusecert-proposition-certificate/1"},
           {"tool", {{"name", "fusecert"}, {"version", tool_version()}}},
           {"z3_version", z3_version()},
           {"rules_sha256", reg.sha256},
@@ -120,6 +122,16 @@ ordered_json render_certificate(const PropositionResult& r, const Registry& reg)
           {"counterexample", counterexample_json(r.counterexample)},
           {"witness", witness_detail_json(r.witness)},
           {"notes", r.notes}};
+  c["digest"] = proposition_digest(nlohmann::json(c));
+  return c;
+}
+
+std::string proposition_digest(nlohmann::json j) {
+  // As a legality certificate's: SHA-256 of the compact, sorted-key JSON of
+  // every other field. It detects corruption; only re-running the prover
+  // decides validity (check-cert).
+  j.erase("digest");
+  return support::sha256_hex(j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
 }
 
 }  // namespace fusecert::verifier::report

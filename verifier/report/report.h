@@ -26,6 +26,9 @@ nlohmann::ordered_json counterexample_json(const std::optional<Counterexample>& 
 /// keys where order is free), with tool and Z3 versions, the rules file's
 /// SHA-256 and every obligation's SMT-LIB2 and answer.
 nlohmann::ordered_json render_certificate(const PropositionResult& r, const Registry& reg);
+/// The digest a proposition certificate carries (SHA-256 of the compact
+/// sorted-key JSON of every field but "digest").
+std::string proposition_digest(nlohmann::json j);
 
 /// "4.8.12" — the linked Z3's version.
 std::string z3_version();
