@@ -18,6 +18,7 @@ case $h in
   cert_fuzz)      seeds=(fuzz/seeds/cert) ;;
   param_fuzz)     seeds=(fuzz/seeds/param) ;;
   shell_fuzz)     seeds=(fuzz/seeds/shell) ;;
+  affine_fuzz|literal_fuzz|certstruct_fuzz) seeds=(fuzz/seeds/${h%_fuzz}) ;;
 esac
 # Only regular files as seeds (libFuzzer reads directories recursively itself,
 # but fixtures/ holds subfolders and non-inputs).

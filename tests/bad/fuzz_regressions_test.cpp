@@ -31,6 +31,19 @@
 #define LLVMFuzzerTestOneInput shell_fuzz_one
 #include "fuzz/shell_fuzz.cpp"
 #undef LLVMFuzzerTestOneInput
+#define Bytes affine_bytes
+#define LLVMFuzzerTestOneInput affine_fuzz_one
+#include "fuzz/affine_fuzz.cpp"
+#undef LLVMFuzzerTestOneInput
+#undef Bytes
+#define LLVMFuzzerTestOneInput literal_fuzz_one
+#include "fuzz/literal_fuzz.cpp"
+#undef LLVMFuzzerTestOneInput
+#define Bytes certstruct_bytes
+#define LLVMFuzzerTestOneInput certstruct_fuzz_one
+#include "fuzz/certstruct_fuzz.cpp"
+#undef LLVMFuzzerTestOneInput
+#undef Bytes
 
 namespace {
 
@@ -83,6 +96,9 @@ TEST(FuzzSeeds, DocConfig) { EXPECT_GT(replay_seeds({"fuzz/seeds/docconfig"}, do
 TEST(FuzzSeeds, Cert) { EXPECT_GT(replay_seeds({"fuzz/seeds/cert"}, cert_fuzz_one), 3u); }
 TEST(FuzzSeeds, Param) { EXPECT_GT(replay_seeds({"fuzz/seeds/param"}, param_fuzz_one), 5u); }
 TEST(FuzzSeeds, Shell) { EXPECT_GT(replay_seeds({"fuzz/seeds/shell"}, shell_fuzz_one), 3u); }
+TEST(FuzzSeeds, Affine) { EXPECT_GT(replay_seeds({"fuzz/seeds/affine"}, affine_fuzz_one), 3u); }
+TEST(FuzzSeeds, Literal) { EXPECT_GT(replay_seeds({"fuzz/seeds/literal"}, literal_fuzz_one), 3u); }
+TEST(FuzzSeeds, CertStructure) { EXPECT_GT(replay_seeds({"fuzz/seeds/certstruct"}, certstruct_fuzz_one), 3u); }
 
 TEST(FuzzRegressions, Docs) { replay("docs_fuzz", docs_fuzz_one); }
 TEST(FuzzRegressions, DocConfig) { replay("docconfig_fuzz", docconfig_fuzz_one); }
@@ -90,3 +106,6 @@ TEST(FuzzRegressions, Mlir) { EXPECT_GT(replay("mlir_fuzz", mlir_fuzz_one), 0u);
 TEST(FuzzRegressions, Cert) { replay("cert_fuzz", cert_fuzz_one); }
 TEST(FuzzRegressions, Param) { replay("param_fuzz", param_fuzz_one); }
 TEST(FuzzRegressions, Shell) { replay("shell_fuzz", shell_fuzz_one); }
+TEST(FuzzRegressions, Affine) { EXPECT_GT(replay("affine_fuzz", affine_fuzz_one), 0u); }
+TEST(FuzzRegressions, Literal) { EXPECT_GT(replay("literal_fuzz", literal_fuzz_one), 0u); }
+TEST(FuzzRegressions, CertStructure) { EXPECT_GT(replay("certstruct_fuzz", certstruct_fuzz_one), 0u); }
