@@ -41,8 +41,8 @@ case $INPUT in
       folder.*)       mkdir "$p" ;;
       # Hostile modules of 20-300 KB that crashed or hung certify (issue #17).
       affine-neg-chain.mlir) python3 -c 'print("#m = affine_map<(d0) -> (" + "- " * 100000 + "d0)>\nfunc.func @f() { return }")' > "$p" ;;
-      affine-add-chain.mlir) python3 -c 'print("#m = affine_map<(d0) -> (" + "d0 + " * 60000 + "d0)>\nfunc.func @f() { return }")' > "$p" ;;
-      affine-set-ge.mlir)    python3 -c 'print("func.func @f() attributes {s = " + "[affine_set<(d0) : (" + ", ".join(["d0 >= 0"] * 300) + ")>, " * 2000 + "0" + "]" * 2000 + "} { return }")' > "$p" ;;
+      affine-add-chain.mlir) python3 -c 'print("#m = affine_map<(d0, d1) -> (" + "d0 + d1 + " * 30000 + "d0)>\nfunc.func @f() attributes {m = #m} { return }")' > "$p" ;;
+      affine-set-ge.mlir)    python3 -c 'print("func.func @f() attributes {s = " + "[affine_set<(d0) : (d0 >= 0, d0 >= 0)>, " * 20000 + "0" + "]" * 20000 + "} { return }")' > "$p" ;;
       float-100k-digits.mlir) python3 -c 'print("func.func @f() -> f64 {\n  %c = arith.constant 1." + "3" * 100000 + " : f64\n  return %c : f64\n}")' > "$p" ;;
       int-30k-digits.mlir)   python3 -c 'print("func.func @f() -> i64 {\n  %c = arith.constant " + "7" * 30000 + " : i64\n  return %c : i64\n}")' > "$p" ;;
       # Hostile certificates: 100,000-deep diagnostics, a 100 MB claim.
