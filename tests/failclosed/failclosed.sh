@@ -128,7 +128,7 @@ json.dump(j, open(p, "w"), indent=2)
 PY
     }
     case $CASE in
-      merge_dotdot)   mkdir -p "$W/t"; cp "$W/d1/m/$rel" "$W/t/evil.cert.json"; retarget "../../t/evil.cert.json"; want='\.\.' ;;
+      merge_dotdot)   mkdir -p "$W/t"; cp "$W/d1/m/$rel" "$W/t/evil.cert.json"; retarget "certs/../../../t/evil.cert.json"; want='\.\.' ;;  # under certs/, so only the .. check refuses it
       merge_absolute) mkdir -p "$W/abs"; cp "$W/d1/m/$rel" "$W/abs/evil.cert.json"; retarget "$W/abs/evil.cert.json"; want='absolute' ;;
       merge_symlink_in) mv "$W/d1/m/certs" "$W/elsewhere"; ln -s "$W/elsewhere" "$W/d1/m/certs"; want='symbolic link' ;;
       merge_symlink_out) mkdir -p "$W/o1/o2/o3" "$W/planted"; ln -s "$W/planted" "$W/o1/o2/o3/certs"; want='symbolic link' ;;
