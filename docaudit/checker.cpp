@@ -1,5 +1,10 @@
 #include "docaudit/checker.h"
 
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
 #include <map>
@@ -88,89 +93,299 @@ std::size_t CheckResult::warnings() const {
                                                 [](const Finding& f) { return f.severity == Severity::Warning; }));
 }
 
-std::vector<fs::path> collect_documents(const std::vector<fs::path>& paths, const RuleSet& rules, const Repo& repo) {
+namespace {
+
+bool has_glob(const std::string& s) { return s.find_first_of("*?[") != std::string::npos; }
+
+bool is_ignored(const std::string& rel, const std::vector<std::string>* ignored) {
+  if (!ignored) return false;
+  for (const auto& g : *ignored) {
+    if (g.empty()) continue;
+    if (g.back() == '/' ? rel.compare(0, g.size(), g) == 0 : rel == g) return true;
+  }
+  return false;
+}
+
+/// Files below `dir` (recursively, folder symlinks not followed) for which
+/// `keep(path)` holds.
+template <class Keep>
+void walk(const fs::path& dir, const std::string& shown, std::set<fs::path>& out, Keep keep) {
+  std::error_code ec;
+  fs::recursive_directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec), end;
+  if (ec) throw UsageError(shown + ": cannot list: " + ec.message());
+  for (; it != end; it.increment(ec)) {
+    if (ec) throw UsageError(shown + ": cannot list: " + ec.message());
+    std::error_code e2;
+    const fs::file_status ls = it->symlink_status(e2);
+    if (fs::is_directory(ls)) continue;  // recursed into; folder symlinks are not followed
+    // Files and file symlinks (a dangling or looping symlink is kept: reading
+    // it is a finding).
+    const fs::path file = Repo::normal(it->path());
+    if (keep(file)) out.insert(file);
+  }
+}
+
+}  // namespace
+
+std::vector<fs::path> collect_documents(const std::vector<fs::path>& paths, const RuleSet& rules, const Repo& repo,
+                                        const std::vector<std::string>* ignored) {
   std::set<fs::path> out;
+  auto dropped = [&](const fs::path& file) {
+    return repo.excluded(file) || repo.generated(file) || (repo.inside(file) && is_ignored(repo.display(file), ignored));
+  };
   for (const auto& p : paths) {
     const fs::path abs = Repo::normal(p);
     std::error_code ec;
     const fs::file_status lst = fs::symlink_status(abs, ec);
-    if (ec || !fs::exists(lst)) throw UsageError(p.string() + ": no such file or folder");
+    if (ec || !fs::exists(lst)) {
+      if (!has_glob(p.generic_string())) throw UsageError(p.string() + ": no such file or folder");
+      // A glob: walk from its last folder without glob characters.
+      fs::path base;
+      for (const auto& seg : abs) {
+        if (has_glob(seg.string())) break;
+        base /= seg;
+      }
+      const std::string pattern = abs.lexically_relative(base).generic_string();
+      std::set<fs::path> matched;
+      if (fs::is_directory(base, ec))
+        walk(base, p.string(), matched, [&](const fs::path& f) {
+          return glob_match(pattern, f.lexically_relative(base).generic_string()) && !dropped(f);
+        });
+      if (matched.empty()) throw UsageError(p.string() + ": no file matches this glob");
+      out.insert(matched.begin(), matched.end());
+      continue;
+    }
     const fs::file_status st = fs::status(abs, ec);
     if (!ec && fs::is_directory(st)) {
-      fs::recursive_directory_iterator it(abs, fs::directory_options::skip_permission_denied, ec), end;
-      if (ec) throw UsageError(p.string() + ": cannot list: " + ec.message());
-      for (; it != end; it.increment(ec)) {
-        if (ec) throw UsageError(p.string() + ": cannot list: " + ec.message());
-        std::error_code e2;
-        const fs::file_status ls = it->symlink_status(e2);
-        if (fs::is_directory(ls)) continue;  // recursed into; folder symlinks are not followed
-        // Files and file symlinks with a configured extension (a dangling or
-        // looping symlink is kept: reading it is a finding).
-        if (!has_extension(it->path(), rules)) continue;
-        const fs::path file = Repo::normal(it->path());
-        if (!repo.excluded(file)) out.insert(file);
-      }
-    } else {
+      walk(abs, p.string(), out, [&](const fs::path& f) { return has_extension(f, rules) && !dropped(f); });
+    } else if (!repo.excluded(abs) && !repo.generated(abs)) {
       out.insert(abs);  // a file (or a symlink loop: reported as input.unreadable)
     }
   }
   return {out.begin(), out.end()};
 }
 
+std::vector<std::string> git_ignored(const fs::path& root) {
+  std::error_code ec;
+  if (!fs::exists(root / ".git", ec)) return {};
+  int fd[2];
+  if (pipe(fd) != 0) throw UsageError("pipe failed while asking git for the ignored files");
+  const std::string r = root.string();
+  std::vector<std::string> args = {"git", "-C", r, "ls-files", "-z", "--others", "--ignored", "--exclude-standard",
+                                   "--directory"};
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_adddup2(&fa, fd[1], STDOUT_FILENO);
+  posix_spawn_file_actions_addclose(&fa, fd[0]);
+  posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+  pid_t pid = 0;
+  const int rc = posix_spawnp(&pid, "git", &fa, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&fa);
+  close(fd[1]);
+  if (rc != 0) {  // git is not installed: nothing to honour
+    close(fd[0]);
+    return {};
+  }
+  std::string text;
+  char buf[65536];
+  for (ssize_t n; (n = read(fd[0], buf, sizeof buf)) > 0;) text.append(buf, static_cast<std::size_t>(n));
+  close(fd[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) == 127) return {};
+  if (WEXITSTATUS(status) != 0)
+    throw UsageError(r + ": `git ls-files` failed (exit " + std::to_string(WEXITSTATUS(status)) +
+                     "), so .gitignore cannot be honoured");
+  std::vector<std::string> out;
+  std::size_t a = 0;
+  while (a < text.size()) {
+    std::size_t b = text.find('\0', a);
+    if (b == std::string::npos) b = text.size();
+    if (b > a) out.push_back(text.substr(a, b - a));
+    a = b + 1;
+  }
+  return out;
+}
+
+namespace {
+
+/// Live docs reachable from the root index: links of live docs, and the
+/// files (or folders, whose index) they name in backticks from their own
+/// folder, followed breadth-first. Loads (through the
+/// cache) every doc it reaches.
+std::set<fs::path> reachable(const RuleSet& base, const Repo& repo, DocumentCache& cache) {
+  std::set<fs::path> seen;
+  const fs::path root = Repo::normal(repo.audit_root() / base.root_index);
+  const Document* start = cache.get(root);
+  if (!start) return seen;
+  std::vector<const Document*> queue{start};
+  seen.insert(root);
+  auto visit = [&](const fs::path& target) {
+    if (seen.count(target) || !repo.authored(target) || !has_extension(target, base)) return;
+    const Document* d = cache.get(target);
+    if (!d || d->generated) return;
+    seen.insert(target);
+    queue.push_back(d);
+  };
+  while (!queue.empty()) {
+    const Document* d = queue.back();
+    queue.pop_back();
+    const RuleSet& rules = base.for_path(repo.display(d->abs));
+    for (const auto& l : d->outline.links) {
+      LinkTarget t = split_link(l.url, rules);
+      if (t.external || t.file.empty()) continue;
+      visit(resolve_link(*d, t.file, repo));
+    }
+    // Names in backticks: a file or folder (its index) from the doc's folder.
+    for (const auto& c : d->outline.code_spans) {
+      const std::string s = trim(c.text);
+      if (s.empty() || s.find_first_of(" \t*?<>|") != std::string::npos || s.find("://") != std::string::npos) continue;
+      const fs::path target = Repo::normal(d->abs.parent_path() / s);
+      std::error_code ec;
+      if (fs::is_directory(target, ec)) {
+        const fs::path idx = folder_index(target, base.for_path(repo.display(target / "x.md")), repo);
+        if (!idx.empty()) visit(idx);
+      } else {
+        visit(target);
+      }
+    }
+  }
+  return seen;
+}
+
+/// Does `doc` link `target`, or name it in backticks (as a path from its
+/// folder, the repository root or the audit root, or by file name in an index)?
+bool refers_to(const Document& doc, const fs::path& target, const RuleSet& rules, const Repo& repo) {
+  for (const auto& l : doc.outline.links) {
+    LinkTarget t = split_link(l.url, rules);
+    if (!t.external && !t.file.empty() && resolve_link(doc, t.file, repo) == target) return true;
+  }
+  const std::string fname = target.filename().string();
+  const bool index = is_index(doc, rules);
+  for (const auto& c : doc.outline.code_spans) {
+    const std::string s = trim(c.text);
+    if (s.empty()) continue;
+    if (index && s == fname && target.parent_path() == doc.abs.parent_path()) return true;
+    if (s.find('/') == std::string::npos) continue;
+    for (const fs::path& from : {doc.abs.parent_path(), repo.root(), repo.audit_root()})
+      if (Repo::normal(from / s) == target) return true;
+  }
+  return false;
+}
+
+bool routing_or_link_rule(const std::string& id) {
+  return id.rfind("routing.", 0) == 0 || id.rfind("anchor.", 0) == 0;
+}
+
+}  // namespace
+
 CheckResult run_check(const RuleSet& rules, const CheckOptions& opt) {
   std::error_code ec;
   if (!fs::is_directory(opt.repo_root, ec)) throw UsageError(opt.repo_root.string() + ": repository root is not a folder");
   const Repo repo(opt.repo_root, rules);
   std::vector<fs::path> paths = opt.paths;
-  if (paths.empty()) {
+  if (paths.empty() && opt.removed.empty()) {
     if (!fs::is_directory(repo.audit_root(), ec))
       throw UsageError("no PATH given and the audit root `" + repo.audit_root().string() + "` does not exist");
     paths.push_back(repo.audit_root());
   }
-  const std::vector<fs::path> files = collect_documents(paths, rules, repo);
+  const std::vector<std::string> ignored = opt.respect_gitignore ? git_ignored(repo.root()) : std::vector<std::string>{};
+  std::vector<fs::path> files = collect_documents(paths, rules, repo, &ignored);
   const unsigned jobs = opt.jobs ? opt.jobs : std::max(1u, std::thread::hardware_concurrency());
+  auto rules_of = [&](const fs::path& abs) -> const RuleSet& {
+    return repo.inside(abs) ? rules.for_path(repo.display(abs)) : rules;
+  };
+
+  DocumentCache cache(repo, rules);
+
+  // Referrers of removed paths: every live doc of the audit root that links
+  // or names one gets the routing and link rules.
+  std::set<fs::path> referrers;
+  if (!opt.removed.empty() && fs::is_directory(repo.audit_root(), ec)) {
+    std::vector<fs::path> removed;
+    for (const auto& r : opt.removed) removed.push_back(Repo::normal(r.is_absolute() ? r : repo.root() / r));
+    const std::vector<fs::path> tree = collect_documents({repo.audit_root()}, rules, repo, &ignored);
+    std::vector<char> refers(tree.size(), 0);
+    parallel_for(tree.size(), jobs, [&](std::size_t i) {
+      const Document* d = cache.get(tree[i]);
+      if (!d || !d->authored) return;
+      for (const auto& r : removed)
+        if (refers_to(*d, r, rules_of(tree[i]), repo)) refers[i] = 1;
+    });
+    for (std::size_t i = 0; i < tree.size(); ++i)
+      if (refers[i] && !std::binary_search(files.begin(), files.end(), tree[i])) referrers.insert(tree[i]);
+  }
 
   // 1. Load and parse every document.
   std::vector<std::unique_ptr<Document>> docs(files.size());
   parallel_for(files.size(), jobs, [&](std::size_t i) {
-    docs[i] = std::make_unique<Document>(load_document(files[i], repo, rules));
+    docs[i] = std::make_unique<Document>(load_document(files[i], repo, rules_of(files[i])));
   });
-  DocumentCache cache(repo, rules);
   std::vector<const Document*> checked;
   for (auto& d : docs) {
     checked.push_back(d.get());
     cache.add(std::move(d));
   }
+  for (const auto& r : referrers)
+    if (const Document* d = cache.get(r)) checked.push_back(d);
 
   // 2. Establish the prover's verdicts once for every proposition id named.
   std::set<std::string> ids;
-  for (const Document* d : checked)
-    for (const auto& row : proposition_rows(*d, rules)) ids.insert(row.id);
+  bool asks = false;
+  for (const Document* d : checked) {
+    if (referrers.count(d->abs)) continue;
+    const RuleSet& rs = rules_of(d->abs);
+    if (!rs.enabled("claim.proposition-verdict") && !rs.enabled("claim.proposition-unknown")) continue;
+    for (const auto& row : proposition_rows(*d, rs)) {
+      ids.insert(row.id);
+      asks = true;
+    }
+  }
   std::map<std::string, OracleAnswer> verdicts;
-  if (!ids.empty() && (rules.enabled("claim.proposition-verdict") || rules.enabled("claim.proposition-unknown"))) {
+  if (asks) {
     if (!opt.oracle) throw UsageError("a document has a proposition verdict table, but no prover is available");
     verdicts = opt.oracle->establish(ids);
   }
 
-  // 3. Run the rule families per document.
-  const Context ctx{rules, repo, opt.today, [&](const fs::path& p) { return cache.get(p); }, &verdicts};
+  // 3. What the root index reaches through live docs (routing.unrouted).
+  const std::set<fs::path> routed = reachable(rules, repo, cache);
+
+  // 4. Run the rule families per document, each with its own rule set.
   std::vector<std::vector<Finding>> per_doc(checked.size());
   parallel_for(checked.size(), jobs, [&](std::size_t i) {
     const Document& d = *checked[i];
+    const RuleSet& rs = rules_of(d.abs);
+    const Context ctx{rs, repo, opt.today, [&](const fs::path& p) { return cache.get(p); }, &verdicts, &routed};
     std::vector<Finding>& out = per_doc[i];
-    out = d.input_findings;
-    if (!d.parsed) return;
+    const bool referrer = referrers.count(d.abs) > 0;
+    if (!referrer) out = d.input_findings;
+    if (!d.parsed || d.generated) return;
     std::vector<Finding> found;
-    Sink sink(rules, d.display, found);
-    check_frontmatter(d, ctx, sink);
+    Sink sink(rs, d.display, found);
+    if (!referrer) check_frontmatter(d, ctx, sink);
     check_routing(d, ctx, sink);
-    check_lifecycle(d, ctx, sink);
+    if (!referrer) check_lifecycle(d, ctx, sink);
     check_anchoring(d, ctx, sink);
-    check_hygiene(d, ctx, sink);
-    check_propositions(d, ctx, sink);
+    if (!referrer) {
+      check_hygiene(d, ctx, sink);
+      check_propositions(d, ctx, sink);
+    }
     std::vector<Finding> problems;
-    std::vector<Suppression> sups = read_suppressions(d.outline.comments, rules, d.display, problems);
-    apply_suppressions(sups, found, rules, d.display);
+    std::vector<Suppression> sups = read_suppressions(d.outline.comments, rs, d.display, problems);
+    if (referrer) {
+      found.erase(std::remove_if(found.begin(), found.end(), [](const Finding& f) { return !routing_or_link_rule(f.rule); }),
+                  found.end());
+      apply_suppressions(sups, found, rs, d.display);
+      // A referrer's other directives are not this run's business.
+      found.erase(std::remove_if(found.begin(), found.end(), [](const Finding& f) { return f.rule == "suppress.unused"; }),
+                  found.end());
+      out.insert(out.end(), found.begin(), found.end());
+      return;
+    }
+    apply_suppressions(sups, found, rs, d.display);
     out.insert(out.end(), found.begin(), found.end());
     out.insert(out.end(), problems.begin(), problems.end());
   });
@@ -180,7 +395,7 @@ CheckResult run_check(const RuleSet& rules, const CheckOptions& opt) {
   for (const Document* d : checked) res.bytes += d->bytes;
   res.files = checked.size();
 
-  // 4. Rule-set level: retained snapshots must still exist.
+  // 5. Rule-set level: retained snapshots must still exist.
   if (rules.enabled("lifecycle.retained-missing"))
     for (const auto& kept : rules.retained)
       if (!repo.exists(repo.root() / kept.path))

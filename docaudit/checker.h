@@ -26,6 +26,13 @@ struct CheckOptions {
   std::chrono::sys_days today;
   unsigned jobs = 0;                             ///< 0 = hardware concurrency
   VerdictOracle* oracle = nullptr;               ///< required when a doc has a verdict table
+  /// Paths (deleted or renamed away) whose referrers are checked too: every
+  /// live doc under the audit root that links or names one of them gets the
+  /// routing and link rules (routing.*, anchor.*). With no `paths`, only those.
+  std::vector<std::filesystem::path> removed;
+  /// Skip files git ignores (`.gitignore`, `.git/info/exclude`) when
+  /// expanding folders and globs; needs `git` when the root holds `.git`.
+  bool respect_gitignore = true;
 };
 
 struct CheckResult {
@@ -41,11 +48,25 @@ struct CheckResult {
 CheckResult run_check(const RuleSet& rules, const CheckOptions& opt);
 
 class Repo;
-/// Expands `paths` into the documents to check: a file is taken as given
-/// (whatever its extension); a folder contributes its files with a configured
-/// extension, recursively, without following folder symlinks, and without the
-/// excluded files of the audit root (generated/**, **/archive/**). Sorted, unique.
+/// Expands `paths` into the documents to check, the same way for a tree run,
+/// a folder, a glob and a file, so the hook (files) and CI (the tree) agree:
+/// a file is taken whatever its extension; a folder contributes its files
+/// with a configured extension, recursively, without following folder
+/// symlinks; a PATH with glob characters that names no file is a glob
+/// (`docs/**/*.md`; `*` and `?` stay within a folder, `**` crosses folders)
+/// matched from the current folder (a glob matching nothing is a
+/// UsageError). From all three, the excluded files of the audit root
+/// (generated/**, **/archive/**, the generated dashboards) and the files in
+/// `ignored` (git's ignore rules; folders and globs only) are dropped.
+/// Sorted, unique.
 std::vector<std::filesystem::path> collect_documents(const std::vector<std::filesystem::path>& paths,
-                                                     const RuleSet& rules, const Repo& repo);
+                                                     const RuleSet& rules, const Repo& repo,
+                                                     const std::vector<std::string>* ignored = nullptr);
+
+/// The paths git ignores below `root` (`git ls-files --others --ignored
+/// --exclude-standard --directory`, repository-relative; a folder ends in
+/// `/`), or an empty list when `root` holds no `.git` or git is not
+/// installed. Throws UsageError when git runs and fails.
+std::vector<std::string> git_ignored(const std::filesystem::path& root);
 
 }  // namespace fusecert::docaudit

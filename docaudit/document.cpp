@@ -6,6 +6,41 @@
 #include "support/files.h"
 
 namespace fusecert::docaudit {
+namespace {
+
+/// The first block (lines between blank lines, outside ``` / ~~~ fences)
+/// holding more than `limit` `[` bytes: its first line and its count, or
+/// {0, 0}. One linear pass over the bytes; it bounds what cmark-gfm's
+/// quadratic inline paths can cost before cmark sees the text.
+std::pair<int, std::uintmax_t> bracket_heavy_block(std::string_view text, std::uintmax_t limit) {
+  std::uintmax_t count = 0;
+  int line = 1, block_line = 1;
+  bool fenced = false, blank_before = true;
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    std::size_t nl = text.find('\n', pos);
+    if (nl == std::string_view::npos) nl = text.size();
+    const std::string_view l = text.substr(pos, nl - pos);
+    std::size_t a = 0;
+    while (a < l.size() && (l[a] == ' ' || l[a] == '\t')) ++a;
+    const bool blank = a == l.size() || (a + 1 == l.size() && l[a] == '\r');
+    const bool fence = l.substr(a, 3) == "```" || l.substr(a, 3) == "~~~";
+    if (fence) fenced = !fenced;
+    if (blank) {
+      count = 0;
+    } else if (!fenced && !fence) {
+      if (blank_before) block_line = line;
+      for (char c : l) count += c == '[';
+      if (count > limit) return {block_line, count};
+    }
+    blank_before = blank;
+    pos = nl + 1;
+    ++line;
+  }
+  return {0, 0};
+}
+
+}  // namespace
 
 std::string Document::meta(const std::string& key) const {
   auto v = fm.get(key);
@@ -66,6 +101,25 @@ Document load_document(const fs::path& abs, const Repo& repo, const RuleSet& rul
     return d;
   }
   d.fm = parse_frontmatter(text);
+  // Only the Markdown body reaches cmark (the frontmatter goes to yaml-cpp).
+  const std::size_t body = d.fm.present && d.fm.closed ? d.fm.body_offset : 0;
+  const int body_line = d.fm.present && d.fm.closed ? d.fm.body_first_line : 1;
+  if (auto [line, count] = bracket_heavy_block(std::string_view(text).substr(body), rules.max_block_brackets); line > 0) {
+    input("input.too-large", line + body_line - 1, 1,
+          "a block starting here holds more than " + std::to_string(rules.max_block_brackets) +
+              " `[` (tree.max_block_brackets); cmark-gfm 0.29 is quadratic in them, so the file is not parsed");
+    d.fm = Frontmatter{};
+    return d;
+  }
+  d.generated = repo.generated(abs);
+  if (!d.generated && !d.fm.present) {
+    // A file with frontmatter is authored whatever its prose says, so no
+    // sentence of an authored doc can switch its rules off.
+    const std::string opening = lower_ascii(std::string_view(text).substr(0, 600));
+    for (const auto& m : rules.generated_markers)
+      if (find_term(opening, lower_ascii(m)) != std::string::npos) d.generated = true;
+  }
+  if (d.generated) d.authored = false;
   if (d.fm.present && d.fm.closed) {
     d.outline = parse_outline(std::string_view(text).substr(d.fm.body_offset), d.fm.body_first_line);
   } else {

@@ -20,6 +20,10 @@ struct Document {
   std::string display;       ///< path in findings (repository-relative when inside)
   bool authored = false;     ///< an authored doc under the audit root
   bool parsed = false;       ///< passed the input checks; fm and outline are valid
+  /// A generated dashboard: under the generated folder, a configured
+  /// dashboard path, or a file with no frontmatter whose opening names a
+  /// generated marker ("AUTO-GENERATED ... do not edit"). Not authored prose.
+  bool generated = false;
   std::uintmax_t bytes = 0;
   Frontmatter fm;
   Outline outline;

@@ -1,5 +1,9 @@
 #include "docaudit/frontmatter.h"
 
+#include <algorithm>
+#include <map>
+#include <tuple>
+
 namespace fusecert::docaudit {
 namespace {
 
@@ -21,28 +25,66 @@ bool is_delimiter(std::string_view l, bool closing) {
   return l == "---" || (closing && l == "...");
 }
 
+/// Every key that occurs twice in one mapping, at any depth (an explicit
+/// stack: nesting depth costs no recursion). Aliases share their nodes, so an
+/// alias bomb would make the walk exponential: it stops after
+/// kMaxNodes nodes (a real frontmatter has tens).
+std::vector<Frontmatter::Duplicate> find_duplicates(const YAML::Node& root) {
+  constexpr std::size_t kMaxNodes = 100000;
+  std::vector<Frontmatter::Duplicate> out;
+  std::vector<YAML::Node> stack{root};
+  std::size_t visited = 0;
+  while (!stack.empty() && ++visited <= kMaxNodes) {
+    YAML::Node n = stack.back();
+    stack.pop_back();
+    if (n.IsMap()) {
+      std::map<std::string, int> first;  // key -> file line of its first occurrence
+      for (const auto& kv : n) {
+        if (kv.first.IsScalar()) {
+          const YAML::Mark m = kv.first.Mark();
+          const int line = m.is_null() ? 1 : m.line + 2, col = m.is_null() ? 1 : m.column + 1;
+          auto [it, fresh] = first.emplace(kv.first.Scalar(), line);
+          if (!fresh) out.push_back({kv.first.Scalar(), line, col, it->second});
+        }
+        stack.push_back(kv.second);
+      }
+    } else if (n.IsSequence()) {
+      for (const auto& e : n) stack.push_back(e);
+    }
+  }
+  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) {
+    return std::tie(a.line, a.col) < std::tie(b.line, b.col);
+  });
+  return out;
+}
+
 }  // namespace
 
 std::optional<Frontmatter::Value> Frontmatter::get(const std::string& key) const {
   if (!present || !closed || !error.empty() || !data.IsMap()) return std::nullopt;
-  const YAML::Node n = data[key];
-  if (!n.IsDefined()) return std::nullopt;
+  // The last occurrence of the key (a duplicate is reported; its last value
+  // is the one YAML parsers keep).
+  YAML::Node n, k;
+  bool found = false;
+  for (const auto& kv : data)
+    if (kv.first.IsScalar() && kv.first.Scalar() == key) {
+      n.reset(kv.second);
+      k.reset(kv.first);
+      found = true;
+    }
+  if (!found) return std::nullopt;
   Value v;  // a key with no value (null) is present with empty text
   v.scalar = n.IsScalar();
   if (v.scalar) v.text = n.Scalar();
   YAML::Mark m = n.Mark();
-  if (n.IsNull())  // an empty value has no position of its own: use its key's
-    for (const auto& kv : data)
-      if (kv.first.IsScalar() && kv.first.Scalar() == key) m = kv.first.Mark();
+  if (n.IsNull()) m = k.Mark();  // an empty value has no position of its own: use its key's
   // The YAML text starts on file line 2 (after the opening `---`).
   v.line = m.is_null() ? 1 : m.line + 2;
   v.col = m.is_null() ? 1 : m.column + 1;
   return v;
 }
 
-bool Frontmatter::has(const std::string& key) const {
-  return present && closed && error.empty() && data.IsMap() && data[key].IsDefined();
-}
+bool Frontmatter::has(const std::string& key) const { return get(key).has_value(); }
 
 Frontmatter parse_frontmatter(std::string_view text) {
   Frontmatter fm;
@@ -69,6 +111,8 @@ Frontmatter parse_frontmatter(std::string_view text) {
           fm.error = fm.data.IsNull() ? "the frontmatter is empty, not a mapping"
                                       : "the frontmatter is not a mapping of keys to values";
           fm.error_line = 2;
+        } else {
+          fm.duplicates = find_duplicates(fm.data);
         }
       } catch (const YAML::Exception& e) {
         fm.error = "invalid YAML: " + e.msg;

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace fusecert::docaudit {
 
@@ -18,8 +19,15 @@ struct Frontmatter {
   std::string error;         ///< YAML error, or "not a mapping"; empty when fine
   int error_line = 1;        ///< 1-based line of the error in the file
   int error_col = 1;
+  /// A key given twice in one mapping (at any depth): YAML parsers disagree
+  /// on which value wins, so it is an error, never a silent choice. Lines
+  /// and columns are the file's.
+  struct Duplicate { std::string key; int line = 1, col = 1, first_line = 1; };
+  std::vector<Duplicate> duplicates;
 
   /// Scalar value of a top-level key and its 1-based file line, or nullopt.
+  /// A duplicated key yields its last value (what YAML parsers and the
+  /// user's own gate take); the duplicate itself is reported.
   struct Value { std::string text; int line = 1; int col = 1; bool scalar = true; };
   std::optional<Value> get(const std::string& key) const;
   bool has(const std::string& key) const;

@@ -110,6 +110,15 @@ bool Repo::excluded(const fs::path& abs) const {
   return false;
 }
 
+bool Repo::generated(const fs::path& abs) const {
+  if (is_under(abs, generated_root_) && abs != generated_root_) return true;
+  const std::string rel = audit_relative(abs);
+  if (rel.empty()) return false;
+  for (const auto& d : rules_.generated_dashboards)
+    if (fs::path(d).lexically_normal().generic_string() == rel) return true;
+  return false;
+}
+
 bool Repo::authored(const fs::path& abs) const {
   return is_under(abs, audit_root_) && abs != audit_root_ && !excluded(abs);
 }

@@ -44,6 +44,9 @@ class Repo {
   /// Under the audit root and matching an exclusion glob or a configured
   /// generated dashboard.
   bool excluded(const fs::path& abs) const;
+  /// Under the generated folder, or a configured generated dashboard (by
+  /// path; a document's own markers are read by load_document).
+  bool generated(const fs::path& abs) const;
   /// Under the audit root and not excluded: an authored doc (the frontmatter,
   /// routing and lifecycle rules apply).
   bool authored(const fs::path& abs) const;

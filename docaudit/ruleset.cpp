@@ -1,11 +1,14 @@
 #include "docaudit/ruleset.h"
 
+#include <re2/re2.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
 #include <cstdlib>
+#include <mutex>
 #include <set>
 
+#include "docaudit/repo.h"
 #include "docaudit/text.h"
 #include "support/rules_dir.h"
 
@@ -48,7 +51,11 @@ void merge(YAML::Node base, const YAML::Node& over, const std::string& file, con
     if (!base[key]) throw ConfigError(where(file, kv.first) + ": unknown key `" + dotted + "`");
     YAML::Node b = base[key];
     const YAML::Node& o = kv.second;
-    if (prefix == "docs.rules" && b.IsMap() && o.IsScalar()) {
+    if (dotted == "docs.frontmatter.allowed_values") {
+      // An open mapping (frontmatter key -> allowed values): replaced whole.
+      if (!o.IsMap()) throw ConfigError(where(file, o) + ": `" + dotted + "` must be a mapping of key to a list of values");
+      base[key] = YAML::Clone(o);
+    } else if (prefix == "docs.rules" && b.IsMap() && o.IsScalar()) {
       // `RULE: off` is short for `RULE: {severity: off}`.
       b["severity"] = YAML::Clone(o);
     } else if (b.IsMap()) {
@@ -173,7 +180,8 @@ std::string to_string(AssertedVerdict v) {
 const std::vector<std::string>& builtin_rule_ids() {
   static const std::vector<std::string> ids = {
       "input.unreadable", "input.empty", "input.binary", "input.utf8", "input.too-large",
-      "frontmatter.missing", "frontmatter.yaml", "frontmatter.last-updated", "frontmatter.audit-role",
+      "frontmatter.missing", "frontmatter.yaml", "frontmatter.duplicate-key", "frontmatter.required-key",
+      "frontmatter.allowed-value", "frontmatter.last-updated", "frontmatter.audit-role",
       "frontmatter.plan-state", "frontmatter.historical-design",
       "routing.no-index", "routing.unrouted", "routing.plan-question-table", "routing.plan-catalog",
       "routing.scoped-plan-links",
@@ -194,6 +202,10 @@ Severity RuleSet::severity(const std::string& rule) const {
   return it->second.severity;
 }
 
+bool RuleSet::is_proposition_id(std::string_view text) const {
+  return id_pattern && re2::RE2::FullMatch(re2::StringPiece(text.data(), text.size()), *id_pattern);
+}
+
 std::optional<AssertedVerdict> RuleSet::asserted_verdict(const std::string& text) const {
   const std::string norm = normalize_words(text);
   for (const auto& w : wording)
@@ -201,13 +213,78 @@ std::optional<AssertedVerdict> RuleSet::asserted_verdict(const std::string& text
   return std::nullopt;
 }
 
+namespace detail {
+/// The `overrides:` entries of the configuration and the rule sets built
+/// from them, per combination of matching entries (built on first use).
+struct Overrides {
+  YAML::Node base;  ///< the merged rule set without overrides
+  std::string label, retained_file;
+  YAML::Node retained_node;
+  struct Entry {
+    std::vector<std::string> files;  ///< globs, repository-relative
+    YAML::Node body;                 ///< the entry without `files`, a `docs:`-level mapping
+    std::string file;                ///< the configuration file it came from
+  };
+  std::vector<Entry> entries;
+  std::mutex mutex;
+  std::map<std::string, std::unique_ptr<RuleSet>> cache;  ///< key: the matching entries' indices
+};
+}  // namespace detail
+
+namespace {
+
+RuleSet from_yaml(const YAML::Node& merged, const std::string& label, const YAML::Node& retained_node,
+                  const std::string& retained_file);
+
+/// Reads `docs.overrides` of one file: a list of {files: [glob...], <section>: ...}.
+void read_overrides(const YAML::Node& list, const std::string& file, std::vector<detail::Overrides::Entry>& out) {
+  if (!list.IsSequence()) throw ConfigError(where(file, list) + ": `docs.overrides` must be a list of {files, ...}");
+  for (const auto& e : list) {
+    if (!e.IsMap()) throw ConfigError(where(file, e) + ": an `overrides` entry must be a mapping {files: [...], rules: {...}, ...}");
+    detail::Overrides::Entry entry;
+    entry.file = file;
+    YAML::Node files = e["files"];
+    if (!files) throw ConfigError(where(file, e) + ": an `overrides` entry needs `files` (globs of the documents it applies to)");
+    if (files.IsScalar()) {
+      entry.files.push_back(files.Scalar());
+    } else if (files.IsSequence()) {
+      for (const auto& g : files) {
+        if (!g.IsScalar() || g.Scalar().empty())
+          throw ConfigError(where(file, g) + ": every entry of `overrides[].files` must be a non-empty glob");
+        entry.files.push_back(g.Scalar());
+      }
+    } else {
+      throw ConfigError(where(file, files) + ": `overrides[].files` must be a glob or a list of globs");
+    }
+    if (entry.files.empty()) throw ConfigError(where(file, files) + ": `overrides[].files` is empty");
+    YAML::Node body(YAML::NodeType::Map);
+    for (const auto& kv : e) {
+      const std::string k = kv.first.IsScalar() ? kv.first.Scalar() : "?";
+      if (k == "files") continue;
+      if (k == "version" || k == "tree" || k == "overrides")
+        throw ConfigError(where(file, kv.first) + ": `" + k + "` applies to the whole run and cannot be set per path in `overrides`");
+      if (k == "lifecycle" && kv.second.IsMap() && kv.second["retained"])
+        throw ConfigError(where(file, kv.first) + ": `lifecycle.retained` applies to the whole run and cannot be set per path in `overrides`");
+      body[k] = kv.second;
+    }
+    entry.body = body;
+    out.push_back(std::move(entry));
+  }
+}
+
+}  // namespace
+
 RuleSet load_rule_set_unchecked(const std::filesystem::path& default_file,
                                 const std::vector<std::filesystem::path>& overrides) {
   YAML::Node merged = YAML::Clone(load_yaml_file(default_file));
   if (!merged.IsMap()) throw ConfigError(default_file.string() + ": the rule set must be a mapping");
-  RuleSet rs;
-  rs.sources.push_back(default_file.string());
+  std::vector<std::string> sources{default_file.string()};
   std::string label = default_file.string();
+  auto state = std::make_shared<detail::Overrides>();
+  if (merged["overrides"]) {
+    read_overrides(merged["overrides"], default_file.string(), state->entries);
+    merged.remove("overrides");
+  }
 
   // lifecycle.retained is read from the last file that sets it, keeping its marks.
   std::string retained_file = default_file.string();
@@ -225,9 +302,16 @@ RuleSet load_rule_set_unchecked(const std::filesystem::path& default_file,
                           "`; a configuration file holds only `docs:`");
     }
     YAML::Node docs = top["docs"];
-    rs.sources.push_back(p.string());
+    sources.push_back(p.string());
     if (!docs) continue;
     if (docs.IsNull()) continue;
+    if (docs.IsMap() && docs["overrides"]) {
+      read_overrides(docs["overrides"], p.string(), state->entries);
+      YAML::Node rest(YAML::NodeType::Map);
+      for (const auto& kv : docs)
+        if (!(kv.first.IsScalar() && kv.first.Scalar() == "overrides")) rest[kv.first] = kv.second;
+      docs = rest;
+    }
     merge(merged, docs, p.string(), "docs");
     if (docs["lifecycle"] && docs["lifecycle"]["retained"]) {
       retained_file = p.string();
@@ -236,15 +320,68 @@ RuleSet load_rule_set_unchecked(const std::filesystem::path& default_file,
     label += " + " + p.string();
   }
 
+  RuleSet rs = from_yaml(merged, label, retained_node, retained_file);
+  rs.sources = sources;
+  state->base = merged;
+  state->label = label;
+  state->retained_node = retained_node;
+  state->retained_file = retained_file;
+  // Every entry must be valid on its own: an unknown key or a bad value in
+  // an override is a ConfigError now, not when the first matching file comes.
+  for (const auto& e : state->entries) {
+    YAML::Node m = YAML::Clone(merged);
+    merge(m, e.body, e.file, "docs");
+    (void)from_yaml(m, label + " (overrides for " + e.files.front() + ")", retained_node, retained_file);
+  }
+  rs.overrides = std::move(state);
+  return rs;
+}
+
+const RuleSet& RuleSet::for_path(const std::string& rel) const {
+  if (!overrides || overrides->entries.empty()) return *this;
+  std::string key;
+  for (std::size_t i = 0; i < overrides->entries.size(); ++i)
+    for (const auto& g : overrides->entries[i].files)
+      if (glob_match(g, rel)) {
+        key += std::to_string(i) + ",";
+        break;
+      }
+  if (key.empty()) return *this;
+  std::lock_guard<std::mutex> lock(overrides->mutex);
+  auto& slot = overrides->cache[key];
+  if (!slot) {
+    YAML::Node m = YAML::Clone(overrides->base);
+    std::size_t at = 0;
+    while (at < key.size()) {
+      const std::size_t comma = key.find(',', at);
+      const auto& e = overrides->entries[std::stoul(key.substr(at, comma - at))];
+      merge(m, e.body, e.file, "docs");
+      at = comma + 1;
+    }
+    auto built = std::make_unique<RuleSet>(from_yaml(m, overrides->label, overrides->retained_node, overrides->retained_file));
+    built->sources = sources;
+    slot = std::move(built);
+  }
+  return *slot;
+}
+
+std::size_t RuleSet::override_count() const { return overrides ? overrides->entries.size() : 0; }
+
+namespace {
+
+RuleSet from_yaml(const YAML::Node& merged, const std::string& label, const YAML::Node& retained_node,
+                  const std::string& retained_file) {
+  RuleSet rs;
   Reader r{merged, label};
   if (r.integer("version", 1, 1) != 1) throw ConfigError(label + ": unsupported version");
   rs.audit_root = r.str("tree.audit_root");
-  rs.index_name = r.str("tree.index_name");
   rs.extensions = r.list("tree.extensions", false);
   rs.excluded = r.list("tree.excluded");
   rs.generated_dashboards = r.list("tree.generated_dashboards");
+  rs.generated_markers = r.list("tree.generated_markers");
   rs.generated_dir = r.str("tree.generated_dir");
   rs.max_file_bytes = static_cast<std::uintmax_t>(r.integer("tree.max_file_bytes", 1, 1LL << 40));
+  rs.max_block_brackets = static_cast<std::uintmax_t>(r.integer("tree.max_block_brackets", 1, 1LL << 40));
 
   rs.date_key = r.str("frontmatter.date_key");
   rs.role_key = r.str("frontmatter.role_key");
@@ -254,11 +391,33 @@ RuleSet load_rule_set_unchecked(const std::filesystem::path& default_file,
   rs.plan_states = r.list("frontmatter.plan_states", false);
   rs.historical_role = r.str("frontmatter.historical_role");
   rs.historical_key = r.str("frontmatter.historical_key");
+  rs.required_keys = r.list("frontmatter.required_keys");
+  {
+    YAML::Node av = r.at("frontmatter.allowed_values");
+    if (!av.IsMap() && !av.IsNull())
+      throw ConfigError(label + ": `frontmatter.allowed_values` must be a mapping of key to a list of values");
+    if (av.IsMap())
+      for (const auto& kv : av) {
+        const std::string k = kv.first.IsScalar() ? kv.first.Scalar() : "";
+        if (k.empty() || !kv.second.IsSequence() || kv.second.size() == 0)
+          throw ConfigError(label + ": `frontmatter.allowed_values." + k + "` must be a non-empty list of values");
+        std::vector<std::string> vals;
+        for (const auto& v : kv.second) {
+          if (!v.IsScalar()) throw ConfigError(label + ": `frontmatter.allowed_values." + k + "` holds a value that is not a scalar");
+          vals.push_back(v.Scalar());
+        }
+        rs.allowed_values[k] = std::move(vals);
+      }
+  }
 
   rs.index_role = r.str("routing.index_role");
   rs.question_table_headings = r.list("routing.question_table_headings", false);
   rs.catalog_headings = r.list("routing.catalog_headings", false);
   rs.global_order_authority = r.str("routing.global_order_authority");
+  rs.index_names = r.list("routing.index_names", false);
+  rs.root_index = r.str("routing.root_index");
+  rs.require_index = r.boolean("routing.require_index");
+  rs.require_routing_sections = r.boolean("routing.require_routing_sections");
 
   rs.closed_states = r.list("lifecycle.closed_states");
   rs.snapshot_role = r.str("lifecycle.snapshot_role");
@@ -270,6 +429,7 @@ RuleSet load_rule_set_unchecked(const std::filesystem::path& default_file,
   rs.external_schemes = r.list("anchoring.external_schemes");
   rs.path_intent_words = r.list("anchoring.path_intent_words");
   rs.unchecked_path_docs = r.list("anchoring.unchecked_path_docs");
+  rs.deliverable_headers = r.list("anchoring.deliverable_headers");
 
   rs.overclaim_phrases = r.list("hygiene.overclaim_phrases");
   rs.disclaimer_marker = r.str("hygiene.disclaimer_marker");
@@ -284,10 +444,14 @@ RuleSet load_rule_set_unchecked(const std::filesystem::path& default_file,
   rs.accept_bold_label = r.boolean("hygiene.accept_bold_label");
 
   rs.id_pattern_text = r.str("propositions.id_pattern");
-  try {
-    rs.id_pattern = std::regex(rs.id_pattern_text, std::regex::ECMAScript | std::regex::optimize);
-  } catch (const std::regex_error& e) {
-    throw ConfigError(label + ": `propositions.id_pattern` is not a valid regular expression: " + e.what());
+  {
+    re2::RE2::Options o;
+    o.set_log_errors(false);
+    o.set_max_mem(8 << 20);  // a pattern whose automaton needs more is refused, not run
+    auto re = std::make_shared<const re2::RE2>(rs.id_pattern_text, o);
+    if (!re->ok())
+      throw ConfigError(label + ": `propositions.id_pattern` is not a valid RE2 regular expression: " + re->error());
+    rs.id_pattern = std::move(re);
   }
   rs.verdict_headers = r.list("propositions.verdict_headers");
   {
@@ -331,6 +495,8 @@ RuleSet load_rule_set_unchecked(const std::filesystem::path& default_file,
   }
   return rs;
 }
+
+}  // namespace
 
 RuleSet load_rule_set(const std::filesystem::path& default_file,
                       const std::vector<std::filesystem::path>& overrides) {

@@ -7,12 +7,17 @@
 #include <filesystem>
 #include <map>
 #include <optional>
-#include <regex>
+#include <memory>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "docaudit/finding.h"
+
+namespace re2 {
+class RE2;
+}
 
 namespace fusecert::docaudit {
 
@@ -46,16 +51,27 @@ struct WordingRule {
   AssertedVerdict verdict = AssertedVerdict::Holds;
 };
 
+struct RuleSet;
+namespace detail {
+struct Overrides;
+}
+
 struct RuleSet {
-  // tree
-  std::string audit_root, index_name, generated_dir;
-  std::vector<std::string> extensions, excluded, generated_dashboards;
+  // tree (global: an override cannot set these)
+  std::string audit_root, generated_dir;
+  std::vector<std::string> extensions, excluded, generated_dashboards, generated_markers;
   std::uintmax_t max_file_bytes = 0;
+  std::uintmax_t max_block_brackets = 0;  ///< `[` per block outside code fences
   // frontmatter
   std::string date_key, role_key, plan_role, plan_state_key, historical_role, historical_key;
   std::vector<std::string> roles, plan_states;
+  std::vector<std::string> required_keys;                      ///< present, any value
+  std::map<std::string, std::vector<std::string>> allowed_values;  ///< key -> the values it may take
   // routing
-  std::string index_role, global_order_authority;
+  std::string index_role, global_order_authority, root_index;
+  std::vector<std::string> index_names;  ///< names a folder's index may have (first found wins)
+  bool require_index = false;            ///< a folder must have an index that names each doc
+  bool require_routing_sections = false; ///< an index must have the question table and catalog
   std::vector<std::string> question_table_headings, catalog_headings;
   // lifecycle
   std::vector<std::string> closed_states;
@@ -64,7 +80,7 @@ struct RuleSet {
   std::vector<RetainedSnapshot> retained;
   // anchoring
   std::vector<std::string> status_roles, path_roots, external_schemes;
-  std::vector<std::string> path_intent_words, unchecked_path_docs;
+  std::vector<std::string> path_intent_words, unchecked_path_docs, deliverable_headers;
   // hygiene
   std::vector<std::string> overclaim_phrases, measurement_terms, provenance_terms;
   std::string disclaimer_marker, status_key;
@@ -74,13 +90,28 @@ struct RuleSet {
   bool accept_bold_label = true;
   // propositions
   std::string id_pattern_text;
-  std::regex id_pattern;
+  /// Compiled with RE2 (linear time in the input, no recursion, no
+  /// backtracking): the pattern comes from a configuration a pull request
+  /// can change, and the text it runs on from a document.
+  std::shared_ptr<const re2::RE2> id_pattern;
+  /// Whole of `text` matches `propositions.id_pattern`.
+  bool is_proposition_id(std::string_view text) const;
   std::vector<std::string> verdict_headers;
   std::vector<WordingRule> wording;
   // rule catalog, by id
   std::map<std::string, RuleInfo> rules;
   /// Files the set was read from, in order (default first).
   std::vector<std::string> sources;
+  /// The `overrides:` entries and the rule sets merged from them (shared by copies).
+  std::shared_ptr<detail::Overrides> overrides;
+
+  /// The rule set for the document at repository-relative path `rel`: this
+  /// set with every `overrides:` entry whose `files` globs match `rel` merged
+  /// in, in order (ESLint's `overrides: [{files, rules}]`). Thread-safe; the
+  /// reference lives as long as this set.
+  const RuleSet& for_path(const std::string& rel) const;
+  /// Number of `overrides:` entries.
+  std::size_t override_count() const;
 
   /// Severity of `rule`; throws std::logic_error for an id not in the catalog
   /// (every id the engine emits is required in the catalog at load time).

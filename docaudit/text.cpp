@@ -117,6 +117,31 @@ std::size_t find_term(std::string_view text, std::string_view term) {
   return std::string_view::npos;
 }
 
+void blank_bare_urls(std::string& text) {
+  static constexpr std::string_view kOpeners[] = {"http://", "https://", "ftp://", "www."};
+  std::size_t i = 0;
+  while (i < text.size()) {
+    const bool word_start = i == 0 || !is_word(static_cast<unsigned char>(text[i - 1]));
+    bool url = false;
+    if (word_start)
+      for (std::string_view o : kOpeners)
+        if (text.size() - i >= o.size()) {
+          bool eq = true;
+          for (std::size_t k = 0; k < o.size() && eq; ++k) eq = lower(text[i + k]) == o[k];
+          if (eq) {
+            url = true;
+            break;
+          }
+        }
+    if (!url) {
+      ++i;
+      continue;
+    }
+    while (i < text.size() && !is_space(static_cast<unsigned char>(text[i])) && text[i] != '<' && text[i] != '>')
+      text[i++] = ' ';
+  }
+}
+
 std::optional<Utf8Error> find_invalid_utf8(std::string_view s) {
   int line = 1;
   std::size_t line_start = 0;

@@ -21,6 +21,11 @@ bool starts_with_word(std::string_view text, std::string_view prefix);
 /// letter or digit or any byte ≥ 0x80); npos when there is none.
 std::size_t find_term(std::string_view text, std::string_view term);
 
+/// Blanks (with spaces, so byte offsets keep their positions) every bare URL
+/// in `text`: a run of non-space bytes opening with `http://`, `https://`,
+/// `ftp://` or `www.` at a word start. A phrase inside a URL is not prose.
+void blank_bare_urls(std::string& text);
+
 /// Position of the first invalid UTF-8 sequence in `bytes` (1-based line and
 /// byte column), or nullopt when the bytes are valid UTF-8 (overlongs,
 /// surrogates and code points above U+10FFFF are invalid).

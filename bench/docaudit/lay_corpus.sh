@@ -2,7 +2,8 @@
 # Lays the Tessera corpus out as a whole repository: every path of PATHS.txt
 # as an empty file, then the real documents copied over them, so repository
 # paths and links the documents cite resolve as they do in the full tree.
-#   bench/docaudit/lay_corpus.sh CORPUS_DIR DEST_DIR
+#   bench/docaudit/lay_corpus.sh CORPUS_DIR DEST_DIR [--no-config]
+# --no-config: lay no .fusecert.yaml (the defaults alone, as the corpus test runs).
 set -euo pipefail
 corpus=${1:?corpus dir (../shared/corpus/tessera)}
 dest=${2:?destination root}
@@ -15,5 +16,7 @@ mkdir -p "$dest"
 ( cd "$corpus" && find . -type f ! -name PATHS.txt -print0 | while IFS= read -r -d '' f; do
     install -D -m 644 "$f" "$dest/$f"
   done )
-install -m 644 "$(dirname "$0")/tessera.fusecert.yaml" "$dest/.fusecert.yaml"
+if [ "${3:-}" != "--no-config" ]; then
+  install -m 644 "$(dirname "$0")/tessera.fusecert.yaml" "$dest/.fusecert.yaml"
+fi
 echo "laid $(wc -l < "$corpus/PATHS.txt") paths under $dest"

@@ -10,13 +10,7 @@
 namespace fusecert::docaudit {
 namespace {
 
-bool is_generated(const fs::path& abs, const Context& ctx) {
-  if (Repo::is_under(abs, ctx.repo.generated_root()) && abs != ctx.repo.generated_root()) return true;
-  const std::string rel = ctx.repo.audit_relative(abs);
-  for (const auto& d : ctx.rules.generated_dashboards)
-    if (!rel.empty() && fs::path(d).lexically_normal().generic_string() == rel) return true;
-  return false;
-}
+bool is_generated(const fs::path& abs, const Context& ctx) { return ctx.repo.generated(abs); }
 
 bool is_markdown(const fs::path& p) {
   const std::string e = lower_ascii(p.extension().string());
@@ -66,6 +60,38 @@ std::string lead_in(const Document& doc, const CodeSpan& c) {
   return before;
 }
 
+/// A code span in a plan's deliverables table: a table cell whose column
+/// header (or the table's first header cell) names one of
+/// anchoring.deliverable_headers ("Deliverable", "New files").
+bool in_deliverables_table(const Document& doc, const CodeSpan& c, const RuleSet& r) {
+  if (doc.role(r) != r.plan_role || r.deliverable_headers.empty()) return false;
+  for (const auto& t : doc.outline.tables)
+    for (const auto& row : t.rows) {
+      if (row.empty() || row.front().pos.line != c.pos.line) continue;
+      std::size_t col = 0;
+      for (std::size_t k = 0; k < row.size(); ++k)
+        if (row[k].pos.col <= c.pos.col) col = k;
+      auto names = [&](const std::string& h) {
+        for (const auto& w : r.deliverable_headers)
+          if (find_term(h, w) != std::string::npos) return true;
+        return false;
+      };
+      if ((col < t.header.size() && names(t.header[col].text)) || (!t.header.empty() && names(t.header.front().text)))
+        return true;
+    }
+  return false;
+}
+
+/// A code span naming a folder or file of another checkout: path-shaped,
+/// and its first segment is neither a folder of this repository nor `..`
+/// (`shared/stinkytofu/`, `ROCm/llvm-project@amd-staging`).
+bool foreign_path(const std::string& text, const Repo& repo, const RuleSet& r) {
+  const std::string p = path_candidate(text);
+  if (p.empty()) return false;
+  const std::string first = p.substr(0, p.find('/'));
+  return first != ".." && first != r.generated_dir && !repo.is_path_root(first);
+}
+
 bool any_word(const std::string& text, const std::vector<std::string>& words) {
   for (const auto& w : words)
     if (find_term(text, w) != std::string::npos) return true;
@@ -110,7 +136,15 @@ void check_anchoring(const Document& doc, const Context& ctx, Sink& sink) {
                                                       repo.display(target) + "`");
       continue;
     }
-    if (generated && is_markdown(target)) links_dashboard = true;
+    if (is_markdown(target)) {
+      if (generated) {
+        links_dashboard = true;
+      } else if (ctx.repo.is_under(target, ctx.repo.audit_root())) {
+        // A dashboard recognised by its own generated marker.
+        const Document* other = target == doc.abs ? &doc : ctx.lookup(target);
+        if (other && other->generated) links_dashboard = true;
+      }
+    }
     if (!t.anchor.empty() && is_markdown(target)) {
       const Document* other = target == doc.abs ? &doc : ctx.lookup(target);
       if (other && other->parsed && !other->outline.has_slug(t.anchor))
@@ -125,9 +159,10 @@ void check_anchoring(const Document& doc, const Context& ctx, Sink& sink) {
       if (glob_match(g, rel)) check_paths = false;
 
   // Paths that do not resolve. A path the text introduces as planned or gone
-  // ("New `x/`", "**Deleted:** `y`") is not claimed to exist — nor is any
-  // other mention of that path in the doc, nor an unresolved path in the
-  // same section (the section describes deliverables).
+  // ("New `x/`", "**Deleted:** `y`", "move ... toward `tests/compiler/`") is
+  // not claimed to exist — nor is any other mention of that path in the doc,
+  // nor a path below it; nor is a path in a plan's deliverables table. Every
+  // other unresolved path is reported.
   struct Missing {
     const CodeSpan* span;
     std::string path;
@@ -135,7 +170,17 @@ void check_anchoring(const Document& doc, const Context& ctx, Sink& sink) {
   };
   std::vector<Missing> missing;
   std::set<std::string> intended_paths;
-  std::set<int> intended_sections;
+  // A document that pins another repository at a ref (`ROCm/llvm-project@amd-staging`)
+  // was written against that repository: its unresolved paths are that
+  // repository's, not claims about this one.
+  bool pins_repository = false;
+  for (const auto& c : doc.outline.code_spans) {
+    const std::string t = trim(c.text);
+    const std::size_t at = t.find('@'), slash = t.find('/');
+    if (at != std::string::npos && slash != std::string::npos && slash < at && at + 1 < t.size() &&
+        foreign_path(t.substr(0, at), repo, r))
+      pins_repository = true;
+  }
   for (const auto& c : doc.outline.code_spans) {
     if (!check_paths) break;
     const std::string p = path_candidate(c.text);
@@ -177,16 +222,45 @@ void check_anchoring(const Document& doc, const Context& ctx, Sink& sink) {
                   "path `" + c.text + "` resolves outside the repository root through a symlink");
       continue;
     }
-    if (landed) continue;
+    bool in_context = false;
+    if (!landed && c.prose >= 0) {
+      // "> [`docs/reference/isa/rdna/`](...) ... Regenerate with
+      // `tools/build_archive.py`": a path read from a folder its block names
+      // before it.
+      for (const auto& o : doc.outline.code_spans) {
+        if (o.prose != c.prose || o.offset >= c.offset) continue;
+        const std::string base = path_candidate(o.text);
+        if (base.empty()) continue;
+        for (const fs::path& from : {doc.abs.parent_path(), repo.root()}) {
+          const fs::path dir = Repo::normal(from / base);
+          std::error_code ec;
+          if (repo.inside(dir) && fs::is_directory(dir, ec) && repo.exists(Repo::normal(dir / p)) &&
+              repo.resolves_inside(Repo::normal(dir / p)))
+            in_context = true;
+        }
+        if (in_context) break;
+      }
+    }
+    if (landed || in_context) continue;
+    if (pins_repository) continue;
     if (any_word(lead_in(doc, c), r.path_intent_words)) {
       intended_paths.insert(p);
-      intended_sections.insert(c.section);
       continue;
     }
     missing.push_back(Missing{&c, p, generated});
   }
+  // A path under a planned one (`src/planned/lower.cc` after "New
+  // `src/planned/`") is planned too.
+  auto under_intended = [&](const std::string& p) {
+    for (const auto& i : intended_paths) {
+      std::string dir = i;
+      while (!dir.empty() && dir.back() == '/') dir.pop_back();
+      if (p == dir || (p.size() > dir.size() && p.compare(0, dir.size(), dir) == 0 && p[dir.size()] == '/')) return true;
+    }
+    return false;
+  };
   for (const auto& m : missing) {
-    if (intended_paths.count(m.path) || intended_sections.count(m.span->section)) continue;
+    if (under_intended(m.path) || in_deliverables_table(doc, *m.span, r)) continue;
     if (m.generated)
       sink.report("anchor.generated-missing", m.span->pos,
                   "generated dashboard `" + m.path + "` does not exist under `" + repo.display(repo.generated_root()) + "`");

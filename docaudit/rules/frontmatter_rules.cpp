@@ -35,6 +35,10 @@ void check_frontmatter(const Document& doc, const Context& ctx, Sink& sink) {
     sink.report("frontmatter.yaml", {fm.error_line, fm.error_col}, fm.error);
     return;
   }
+  for (const auto& d : fm.duplicates)
+    sink.report("frontmatter.duplicate-key", {d.line, d.col},
+                "key `" + d.key + "` is given again (first on line " + std::to_string(d.first_line) +
+                    "); YAML readers disagree on which value wins, so keep exactly one");
 
   auto date = fm.get(r.date_key);
   if (!date) {
@@ -55,7 +59,19 @@ void check_frontmatter(const Document& doc, const Context& ctx, Sink& sink) {
     role_text = role->text;
   }
 
+  for (const auto& key : r.required_keys)
+    if (!fm.has(key)) sink.report("frontmatter.required-key", {1, 1}, "missing `" + key + "` (frontmatter.required_keys)");
+  for (const auto& [key, allowed] : r.allowed_values) {
+    auto v = fm.get(key);
+    if (v && (!v->scalar || !contains(allowed, v->text)))
+      sink.report("frontmatter.allowed-value", {v->line, v->col},
+                  "`" + key + ": " + v->text + "` is not an allowed value here; expected one of " + join(allowed) +
+                      " (frontmatter.allowed_values)");
+  }
+
   auto state = fm.get(r.plan_state_key);
+  // A historical design may state its supersession as its plan_state value.
+  const bool historical_state = role_text == r.historical_role && state && state->scalar && state->text == r.historical_key;
   if (role_text == r.plan_role) {
     if (!state) {
       sink.report("frontmatter.plan-state", {role->line, role->col},
@@ -64,15 +80,17 @@ void check_frontmatter(const Document& doc, const Context& ctx, Sink& sink) {
       sink.report("frontmatter.plan-state", {state->line, state->col},
                   "unknown " + r.plan_state_key + " `" + state->text + "`; expected one of " + join(r.plan_states));
     }
-  } else if (state && !role_text.empty()) {
+  } else if (state && !role_text.empty() && !historical_state) {
     sink.report("frontmatter.plan-state", {state->line, state->col},
                 "`" + r.plan_state_key + "` is only allowed when " + r.role_key + " is " + r.plan_role +
-                    " (this doc is " + role_text + ")");
+                    " (this doc is " + role_text + ")" +
+                    (role_text == r.historical_role ? "; a " + r.historical_role + " doc may say `" + r.plan_state_key + ": " + r.historical_key + "`" : std::string()));
   }
 
-  if (role_text == r.historical_role && !fm.has(r.historical_key)) {
+  if (role_text == r.historical_role && !fm.has(r.historical_key) && !historical_state) {
     sink.report("frontmatter.historical-design", {role->line, role->col},
-                "a " + r.historical_role + " doc must carry `" + r.historical_key + "`");
+                "a " + r.historical_role + " doc must carry `" + r.historical_key + "` (as a key, or as `" +
+                    r.plan_state_key + ": " + r.historical_key + "`)");
   }
 }
 

@@ -57,19 +57,41 @@ void check_overclaims(const Document& doc, const Context& ctx, Sink& sink) {
   }
 }
 
+bool has_digit(const std::string& s) {
+  return std::any_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+/// A table is a measurement table when a header cell names a measurement
+/// term and the column under it holds a number: a "Runtime" column of ✅/❌
+/// proof rungs is not a timing table. Its provenance may be stated in its
+/// caption (the paragraph after it), the paragraph before it, the prose of
+/// its section above it (the section intro), or any heading it sits under.
 void check_measurement_tables(const Document& doc, const Context& ctx, Sink& sink) {
   const RuleSet& r = ctx.rules;
-  for (const auto& t : doc.outline.tables) {
+  const Outline& o = doc.outline;
+  for (const auto& t : o.tables) {
     std::string term;
     bool measurement = false;
-    for (const auto& h : t.header)
-      if (any_term(h.text, r.measurement_terms, &term)) {
-        measurement = true;
-        break;
-      }
+    for (std::size_t c = 0; c < t.header.size() && !measurement; ++c) {
+      std::string which;
+      if (!any_term(t.header[c].text, r.measurement_terms, &which)) continue;
+      for (const auto& row : t.rows)
+        if (c < row.size() && has_digit(row[c].text)) {
+          measurement = true;
+          term = which;
+          break;
+        }
+    }
     if (!measurement) continue;
     std::string context = t.before + "\n" + t.after;
-    if (t.section >= 0) context += "\n" + doc.outline.headings[t.section].text;
+    for (int h = 0; h <= t.section && h < static_cast<int>(o.headings.size()); ++h)
+      if (o.within(t.section, h)) context += "\n" + o.headings[h].text;
+    // The intro of its own section and of every section it sits in ("Every
+    // number here is measured on gfx1151" under the document's title).
+    for (const auto& p : o.prose)
+      if (!p.anchors.empty() && p.anchors.front().pos.line < t.pos.line &&
+          (p.section == t.section || (p.section >= 0 && o.within(t.section, p.section))))
+        context += "\n" + p.text;
     for (const auto& h : t.header) context += "\n" + h.text;
     if (any_term(context, r.provenance_terms)) continue;
     sink.report("claim.measurement-provenance", t.pos,

@@ -49,7 +49,7 @@ std::vector<PropositionRow> proposition_rows(const Document& doc, const RuleSet&
       std::string raw;
       for (char c : trim(row[0].text))
         if (c != '*' && c != '_' && c != '`') raw.push_back(c);
-      if (!std::regex_match(raw, rules.id_pattern)) continue;
+      if (!rules.is_proposition_id(raw)) continue;
       out.push_back(PropositionRow{raw, row[verdict_col].text, row[0].pos, row[verdict_col].pos});
     }
   }

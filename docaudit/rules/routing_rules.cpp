@@ -1,7 +1,11 @@
-// Routing: the folder's index routes every live doc (a link to it, or its
-// name in backticks); a plan is routed twice — in the question table and in
-// the scoped-plan catalog; a scoped plan links the global-order authority and
-// its index.
+// Routing: every live doc is reachable from the root index through links of
+// live docs (the reachable set is computed once per run, see checker.cpp);
+// where the rule set requires it, the folder's index names each doc; where a
+// folder's index has a question table and a scoped-plan catalog, a plan is
+// routed in both; a plan links the global-order authority (wherever the plan
+// lives) and its folder's index.
+#include <algorithm>
+
 #include "docaudit/rules/rules.h"
 #include "docaudit/text.h"
 
@@ -27,6 +31,20 @@ bool names(const Document& idx, const fs::path& target, const Context& ctx, With
   return false;
 }
 
+/// `idx` links `target`, or names it in backticks by a path that resolves
+/// to it from `idx`'s folder (a bare file name of another folder does not).
+bool names_exactly(const Document& idx, const fs::path& target, const Context& ctx) {
+  for (const auto& l : idx.outline.links) {
+    LinkTarget t = split_link(l.url, ctx.rules);
+    if (!t.external && !t.file.empty() && resolve_link(idx, t.file, ctx.repo) == target) return true;
+  }
+  for (const auto& c : idx.outline.code_spans) {
+    const std::string s = trim(c.text);
+    if (!s.empty() && Repo::normal(idx.abs.parent_path() / s) == target) return true;
+  }
+  return false;
+}
+
 bool links_to(const Document& doc, const fs::path& target, const Context& ctx) {
   for (const auto& l : doc.outline.links) {
     LinkTarget t = split_link(l.url, ctx.rules);
@@ -43,64 +61,104 @@ Pos role_pos(const Document& doc, const RuleSet& r) {
 
 }  // namespace
 
+fs::path folder_index(const fs::path& folder, const RuleSet& rules, const Repo& repo) {
+  for (const auto& name : rules.index_names) {
+    const fs::path p = folder / name;
+    if (repo.exists(p)) return p;
+  }
+  return {};
+}
+
+bool is_index(const Document& doc, const RuleSet& rules) {
+  const std::string name = doc.abs.filename().string();
+  return std::find(rules.index_names.begin(), rules.index_names.end(), name) != rules.index_names.end();
+}
+
 void check_routing(const Document& doc, const Context& ctx, Sink& sink) {
   if (!doc.authored || !doc.parsed) return;
   const RuleSet& r = ctx.rules;
-  if (doc.abs.filename() == r.index_name) return;  // an index does not route itself
   const std::string role = doc.role(r);
   const Pos at = role_pos(doc, r);
-  const fs::path index_path = doc.abs.parent_path() / r.index_name;
-  const std::string index_display = ctx.repo.display(index_path);
+  const fs::path root_index = Repo::normal(ctx.repo.audit_root() / r.root_index);
+  const std::string root_display = ctx.repo.display(root_index);
+  const fs::path index_path = folder_index(doc.abs.parent_path(), r, ctx.repo);
+  const bool own_index = !index_path.empty() && index_path == doc.abs;
+  const Document* idx = index_path.empty() || own_index ? nullptr : ctx.lookup(index_path);
 
-  const Document* idx = ctx.lookup(index_path);
-  if (!idx) {
-    sink.report("routing.no-index", at,
-                "live doc's folder has no readable index `" + index_display + "` to route it");
-  } else {
-    if (!names(*idx, doc.abs, ctx, [](int) { return true; }))
+  // 1. Reachable from the root index through live docs.
+  if (doc.abs != root_index && ctx.routed && !ctx.routed->count(doc.abs)) {
+    if (!ctx.repo.exists(root_index))
+      sink.report("routing.no-index", at,
+                  "the audit root has no index `" + root_display + "` (routing.root_index), so no live doc is routed");
+    else
       sink.report("routing.unrouted", at,
-                  "`" + index_display + "` does not route this live doc (link it or name `" +
+                  "not reachable from the root index `" + root_display +
+                      "` through links of live documents; link it from its folder's index or from a routed document");
+  }
+
+  // 2. Where required, the folder has an index and it names the doc.
+  if (r.require_index && !own_index) {
+    const std::string wanted = ctx.repo.display(doc.abs.parent_path() / r.index_names.front());
+    if (!idx) {
+      sink.report("routing.no-index", at, "live doc's folder has no readable index `" + wanted +
+                                              "` to route it (routing.require_index)");
+    } else if (!names(*idx, doc.abs, ctx, [](int) { return true; })) {
+      sink.report("routing.unrouted", at,
+                  "`" + ctx.repo.display(index_path) + "` does not route this live doc (link it or name `" +
                       doc.abs.filename().string() + "` in backticks)");
-    if (role == r.plan_role) {
-      struct Family {
-        const char* rule;
-        const std::vector<std::string>* headings;
-        const char* what;
-      };
-      for (const Family& f : {Family{"routing.plan-question-table", &r.question_table_headings, "question table"},
-                              Family{"routing.plan-catalog", &r.catalog_headings, "scoped-plan catalog"}}) {
-        const std::vector<int> secs = idx->outline.find_sections(*f.headings);
-        const std::string heading = f.headings->front();
-        if (secs.empty()) {
-          sink.report(f.rule, at,
-                      "a plan is routed twice, but `" + index_display + "` has no \"" + heading + "\" section (" +
-                          f.what + ")");
-          continue;
-        }
-        auto within = [&](int s) {
-          for (int h : secs)
-            if (idx->outline.within(s, h)) return true;
-          return false;
-        };
-        if (!names(*idx, doc.abs, ctx, within))
-          sink.report(f.rule, at,
-                      "plan is not routed in the " + std::string(f.what) + " (\"" + heading + "\") of `" +
-                          index_display + "`");
-      }
     }
   }
 
+  // 3. A plan is routed twice where its index has the two sections.
+  if (role == r.plan_role && idx) {
+    struct Family {
+      const char* rule;
+      const std::vector<std::string>* headings;
+      const char* what;
+    };
+    const std::string index_display = ctx.repo.display(index_path);
+    for (const Family& f : {Family{"routing.plan-question-table", &r.question_table_headings, "question table"},
+                            Family{"routing.plan-catalog", &r.catalog_headings, "scoped-plan catalog"}}) {
+      const std::vector<int> secs = idx->outline.find_sections(*f.headings);
+      const std::string heading = f.headings->front();
+      if (secs.empty()) {
+        if (r.require_routing_sections)
+          sink.report(f.rule, at,
+                      "a plan is routed twice, but `" + index_display + "` has no \"" + heading + "\" section (" +
+                          f.what + ", routing.require_routing_sections)");
+        continue;
+      }
+      auto within = [&](int s) {
+        for (int h : secs)
+          if (idx->outline.within(s, h)) return true;
+        return false;
+      };
+      if (!names(*idx, doc.abs, ctx, within))
+        sink.report(f.rule, at,
+                    "plan is not routed in the " + std::string(f.what) + " (\"" + heading + "\") of `" +
+                        index_display + "`");
+    }
+  }
+
+  // 4. A scoped plan links the global-order authority and its folder's
+  // index. A plan is scoped to the authority when it lives in the
+  // authority's folder or that folder's index names it (Tessera: "every live
+  // scoped compiler plan links back to the integrated plan and this index";
+  // the backend todo queues answer to their own evidence, not to it).
   if (role == r.plan_role) {
-    const bool nested = r.global_order_authority.find('/') != std::string::npos;
-    const fs::path authority = Repo::normal(nested ? ctx.repo.audit_root() / r.global_order_authority
-                                                   : doc.abs.parent_path() / r.global_order_authority);
+    const fs::path authority = Repo::normal(ctx.repo.audit_root() / r.global_order_authority);
     if (doc.abs == authority) return;  // the authority itself
+    if (ctx.repo.exists(authority) && doc.abs.parent_path() != authority.parent_path()) {
+      const fs::path map = folder_index(authority.parent_path(), r, ctx.repo);
+      const Document* m = map.empty() ? nullptr : ctx.lookup(map);
+      if (!m || !names_exactly(*m, doc.abs, ctx)) return;
+    }
     std::string missing;
-    if (!links_to(doc, authority, ctx)) missing = "the global-order authority `" + r.global_order_authority + "`";
-    if (!links_to(doc, index_path, ctx))
-      missing += (missing.empty() ? "" : " and ") + std::string("its index `") + r.index_name + "`";
-    if (!missing.empty())
-      sink.report("routing.scoped-plan-links", at, "scoped plan does not link " + missing);
+    if (ctx.repo.exists(authority) && !links_to(doc, authority, ctx))
+      missing = "the global-order authority `" + ctx.repo.display(authority) + "`";
+    if (!index_path.empty() && !own_index && !links_to(doc, index_path, ctx))
+      missing += (missing.empty() ? "" : " and ") + std::string("its index `") + index_path.filename().string() + "`";
+    if (!missing.empty()) sink.report("routing.scoped-plan-links", at, "scoped plan does not link " + missing);
   }
 }
 

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <functional>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,9 @@ struct Context {
   std::function<const Document*(const fs::path&)> lookup;
   /// The prover's verdict per proposition id named in any checked document.
   const std::map<std::string, OracleAnswer>* verdicts = nullptr;
+  /// Live docs reachable from the root index through links of live docs
+  /// (absolute paths); nullptr when the run does not compute it.
+  const std::set<fs::path>* routed = nullptr;
 };
 
 /// Collects one document's findings with the rule set's severities.
@@ -49,6 +53,12 @@ LinkTarget split_link(const std::string& url, const RuleSet& rules);
 /// Where a relative link of `doc` points, absolute and normalized ("/x" is
 /// taken from the repository root, as GitHub renders it).
 fs::path resolve_link(const Document& doc, const std::string& file, const Repo& repo);
+
+/// The index of `folder`: the first of `rules.index_names` that exists there
+/// ("" when none does).
+fs::path folder_index(const fs::path& folder, const RuleSet& rules, const Repo& repo);
+/// `doc`'s file name is one of the configured index names.
+bool is_index(const Document& doc, const RuleSet& rules);
 
 void check_frontmatter(const Document& doc, const Context& ctx, Sink& sink);
 void check_routing(const Document& doc, const Context& ctx, Sink& sink);

@@ -38,6 +38,15 @@ case $INPUT in
                         yes '  %x = arith.addf %a, %a : f32' | head -c 100000000; echo '  return %a : f32'; echo '}'; } > "$p" ;;
       symlink-loop.*) ln -s "loop-b.${name##*.}" "$p"; ln -s "$name" "$dest/loop-b.${name##*.}" ;;
       fifo.*)         mkfifo "$p" ;;
+      # Debian's cmark-gfm 0.29.0.gfm.6 is quadratic on these (issue #17):
+      # refused before parsing (tree.max_block_brackets) / parsed linearly
+      # (no autolink extension); a 100,000-digit verdict-table id recursed
+      # in std::regex.
+      cmark-images-40k.md) { printf -- '---\nlast_updated: 2026-01-01\naudit_role: reference\n---\n\n'
+                             yes '![[]()' | head -n 40000 | tr -d '\n'; echo; } > "$p" ;;
+      cmark-www-40k.md)    { printf -- '---\nlast_updated: 2026-01-01\naudit_role: reference\n---\n\n'
+                             yes 'www.a_' | head -n 40000 | tr -d '\n'; echo; } > "$p" ;;
+      verdict-id-100k.md)  { printf '| Id | Verdict |\n|---|---|\n| P'; yes 7 | head -n 100000 | tr -d '\n'; printf ' | Holds |\n'; } > "$p" ;;
       folder.*)       mkdir "$p" ;;
       # Hostile modules of 20-300 KB that crashed or hung certify (issue #17).
       affine-neg-chain.mlir) python3 -c 'print("#m = affine_map<(d0) -> (" + "- " * 100000 + "d0)>\nfunc.func @f() { return }")' > "$p" ;;

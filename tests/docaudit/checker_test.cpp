@@ -255,3 +255,80 @@ TEST_F(BadInputs, SymlinksOutOfTheRepositoryAreOutsideRoot) {
     EXPECT_EQ(x.line, 3);
   }
 }
+
+TEST_F(BadInputs, CmarkQuadraticInputsAreBoundedOrAvoided) {
+  // Debian's cmark-gfm 0.29.0.gfm.6: `![[]()` x 40,000 in one paragraph
+  // took ~20 s (quadratic in image openers) and `www.a_` x 40,000 minutes
+  // (the autolink extension), both inside the 1 MiB limit. The first is
+  // refused before cmark sees it (tree.max_block_brackets); the second is
+  // parsed in linear time because the autolink extension is not attached.
+  {
+    std::ofstream out(dir / "images.md", std::ios::binary);
+    for (int i = 0; i < 40000; ++i) out << "![[]()";
+    out << "\n";
+  }
+  {
+    std::ofstream out(dir / "www.md", std::ios::binary);
+    for (int i = 0; i < 40000; ++i) out << "www.a_";
+    out << "\n";
+  }
+  auto f = run();
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].rule, "input.too-large");
+  EXPECT_EQ(f[0].path, "images.md");
+  EXPECT_EQ(f[0].line, 1);
+}
+
+TEST_F(BadInputs, BracketsInsideCodeFencesDoNotCount) {
+  {
+    std::ofstream out(dir / "code.md", std::ios::binary);
+    out << "# Data\n\n```json\n";
+    for (int i = 0; i < 5000; ++i) out << "[1, 2],\n";
+    out << "```\n";
+  }
+  EXPECT_TRUE(run().empty());
+}
+
+TEST_F(BadInputs, VerdictIdOfAHundredThousandDigitsIsAnUnknownId) {
+  // `P` and 100,000 digits made std::regex_match recurse until the stack
+  // overflowed; the id pattern now runs in RE2.
+  std::ofstream(dir / "ids.md") << "| Id | Verdict |\n|---|---|\n| P" << std::string(100000, '1') << " | Holds |\n";
+  RuleSet rules = load_rule_set(DOCAUDIT_RULES_FILE);
+  TableOracle oracle;
+  CheckOptions opt;
+  opt.repo_root = dir;
+  opt.paths = {dir};
+  opt.today = today();
+  opt.oracle = &oracle;
+  auto f = run_check(rules, opt).findings;
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].rule, "claim.proposition-unknown");
+}
+
+TEST_F(BadInputs, ExplicitFilesHonourTheExcludesOfATreeRunAndGlobsExpand) {
+  // The hook passes files, CI runs the tree: an excluded file named
+  // explicitly is skipped as a folder run skips it, so both agree.
+  fs::create_directories(dir / "docs" / "audit" / "archive");
+  fs::create_directories(dir / "docs" / "audit" / "generated");
+  std::ofstream(dir / "docs" / "audit" / "archive" / "OLD.md") << "no frontmatter\n";
+  std::ofstream(dir / "docs" / "audit" / "generated" / "dash.md") << "no frontmatter\n";
+  std::ofstream(dir / "docs" / "audit" / "op_target_conformance.md");  // a generated root dashboard, empty
+  RuleSet rules = load_rule_set(DOCAUDIT_RULES_FILE);
+  CheckOptions opt;
+  opt.repo_root = dir;
+  opt.today = today();
+  opt.paths = {dir / "docs/audit/archive/OLD.md", dir / "docs/audit/generated/dash.md",
+               dir / "docs/audit/op_target_conformance.md"};
+  auto res = run_check(rules, opt);
+  EXPECT_EQ(res.files, 0u);
+  EXPECT_TRUE(res.findings.empty());
+  std::ofstream(dir / "a.md") << "# A\n";
+  std::ofstream(dir / "b.md") << "# B [x](#nope)\n";
+  opt.paths = {dir / "*.md"};
+  res = run_check(rules, opt);
+  EXPECT_EQ(res.files, 2u);
+  ASSERT_EQ(res.findings.size(), 1u);
+  EXPECT_EQ(res.findings[0].rule, "anchor.broken-anchor");
+  opt.paths = {dir / "nothing*.md"};
+  EXPECT_THROW(run_check(rules, opt), UsageError);
+}

@@ -52,3 +52,23 @@ TEST(Frontmatter, KeyWithoutValueIsPresentButNotAScalar) {
   EXPECT_EQ(v->text, "");
   EXPECT_EQ(v->line, 2);
 }
+
+TEST(Frontmatter, DuplicateKeysAreRecordedAndTheLastValueIsRead) {
+  // yaml-cpp kept both and data[key] answered the first; YAML readers and
+  // the user's gate take the last. The duplicate is recorded (a finding).
+  Frontmatter fm = parse_frontmatter("---\naudit_role: plan\nowner:\n  a: 1\n  a: 2\naudit_role: reference\n---\n# T\n");
+  ASSERT_TRUE(fm.error.empty()) << fm.error;
+  ASSERT_EQ(fm.duplicates.size(), 2u);
+  EXPECT_EQ(fm.duplicates[0].key, "a");
+  EXPECT_EQ(fm.duplicates[0].line, 5);
+  EXPECT_EQ(fm.duplicates[0].col, 3);
+  EXPECT_EQ(fm.duplicates[0].first_line, 4);
+  EXPECT_EQ(fm.duplicates[1].key, "audit_role");
+  EXPECT_EQ(fm.duplicates[1].line, 6);
+  EXPECT_EQ(fm.duplicates[1].first_line, 2);
+  auto role = fm.get("audit_role");
+  ASSERT_TRUE(role);
+  EXPECT_EQ(role->text, "reference");
+  EXPECT_EQ(role->line, 6);
+  EXPECT_TRUE(parse_frontmatter("---\na: 1\nb: {a: 2}\n---\n").duplicates.empty());
+}

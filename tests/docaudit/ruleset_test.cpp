@@ -34,7 +34,9 @@ TEST(RuleSet, DefaultLoadsWithEveryRuleId) {
   for (const auto& id : builtin_rule_ids()) EXPECT_NO_THROW(rs.severity(id)) << id;
   EXPECT_EQ(rs.audit_root, "docs/audit");
   EXPECT_EQ(rs.snapshot_max_age_days, 45);
-  EXPECT_EQ(rs.global_order_authority, "INTEGRATED_COMPILER_PLAN.md");
+  EXPECT_EQ(rs.global_order_authority, "compiler/INTEGRATED_COMPILER_PLAN.md");
+  EXPECT_EQ(rs.generated_dashboards.size(), 3u);  // the root dashboards Tessera's root index names
+  EXPECT_EQ(rs.override_count(), 0u);
   EXPECT_EQ(rs.severity("claim.overclaim"), Severity::Warning);
 }
 
@@ -123,4 +125,66 @@ TEST(RuleSet, VerdictWordingIsData) {
   EXPECT_EQ(rs.asserted_verdict("False for conditionally-routed (MoE) weights"), AssertedVerdict::Refuted);
   EXPECT_FALSE(rs.asserted_verdict("Nothing to say"));
   EXPECT_FALSE(rs.asserted_verdict("Probably"));
+}
+
+TEST(RuleSet, OverridesScopeRulesAndSettingsByGlob) {
+  // ESLint's overrides: [{files, rules}]: on, off or configured differently
+  // per folder; later entries win; a path no entry matches keeps the base.
+  RuleSet rs = load_rule_set(
+      DOCAUDIT_RULES_FILE,
+      {write_temp("ov.yaml",
+                  "docs:\n  overrides:\n"
+                  "    - files: [\"docs/audit/backend/**\"]\n"
+                  "      rules: {claim.overclaim: off, routing.scoped-plan-links: warning}\n"
+                  "      routing: {index_names: [README.md, BACKEND_AUDIT.md]}\n"
+                  "      frontmatter: {required_keys: [owner], allowed_values: {plan_state: [open, landing]}}\n"
+                  "    - files: \"docs/audit/backend/nvidia/**\"\n"
+                  "      rules: {claim.overclaim: error}\n")});
+  EXPECT_EQ(rs.override_count(), 2u);
+  const RuleSet& compiler = rs.for_path("docs/audit/compiler/X_PLAN.md");
+  EXPECT_EQ(&compiler, &rs);
+  EXPECT_EQ(compiler.severity("claim.overclaim"), Severity::Warning);
+  const RuleSet& backend = rs.for_path("docs/audit/backend/apple/todo.md");
+  EXPECT_EQ(backend.severity("claim.overclaim"), Severity::Off);
+  EXPECT_EQ(backend.severity("routing.scoped-plan-links"), Severity::Warning);
+  ASSERT_EQ(backend.index_names.size(), 2u);
+  EXPECT_EQ(backend.index_names[1], "BACKEND_AUDIT.md");
+  ASSERT_EQ(backend.required_keys.size(), 1u);
+  EXPECT_EQ(backend.allowed_values.at("plan_state").size(), 2u);
+  const RuleSet& nvidia = rs.for_path("docs/audit/backend/nvidia/todo.md");
+  EXPECT_EQ(nvidia.severity("claim.overclaim"), Severity::Error);           // the later entry wins
+  EXPECT_EQ(nvidia.severity("routing.scoped-plan-links"), Severity::Warning);  // the earlier one still applies
+  EXPECT_EQ(&rs.for_path("docs/audit/backend/nvidia/todo.md"), &nvidia);      // built once
+}
+
+TEST(RuleSet, OverridesFailClosed) {
+  EXPECT_NE(load_error("docs:\n  overrides:\n    - rules: {claim.overclaim: off}\n").find("needs `files`"),
+            std::string::npos);
+  EXPECT_NE(load_error("docs:\n  overrides:\n    - files: [a/**]\n      rules: {claim.made-up: off}\n").find("unknown key"),
+            std::string::npos);
+  EXPECT_NE(load_error("docs:\n  overrides:\n    - files: [a/**]\n      hygeine: {}\n").find("unknown key `docs.hygeine`"),
+            std::string::npos);
+  EXPECT_NE(load_error("docs:\n  overrides:\n    - files: [a/**]\n      tree: {audit_root: x}\n").find("cannot be set per path"),
+            std::string::npos);
+  EXPECT_NE(load_error("docs:\n  overrides:\n    - files: [a/**]\n      lifecycle: {retained: []}\n").find("cannot be set per path"),
+            std::string::npos);
+  EXPECT_NE(load_error("docs:\n  overrides: {files: x}\n").find("must be a list"), std::string::npos);
+  EXPECT_NE(load_error("docs:\n  overrides:\n    - files: [a/**]\n      lifecycle: {snapshot_max_age_days: soon}\n").find("integer"),
+            std::string::npos);
+  EXPECT_NE(load_error("docs:\n  frontmatter: {allowed_values: {plan_state: open}}\n").find("non-empty list"),
+            std::string::npos);
+}
+
+TEST(RuleSet, IdPatternRunsInRe2) {
+  // A user-supplied pattern runs in a linear-time engine: a backreference
+  // (which needs backtracking) is refused, and a nested quantifier that makes
+  // a backtracking engine exponential is matched in linear time.
+  EXPECT_NE(load_error("docs:\n  propositions:\n    id_pattern: \"(P)\\\\1\"\n").find("RE2"), std::string::npos);
+  RuleSet rs = load_rule_set(DOCAUDIT_RULES_FILE, {write_temp("re.yaml", "docs:\n  propositions:\n    id_pattern: \"(P+)+Q\"\n")});
+  EXPECT_FALSE(rs.is_proposition_id(std::string(100000, 'P')));
+  EXPECT_TRUE(rs.is_proposition_id("PPQ"));
+  RuleSet def = load_rule_set(DOCAUDIT_RULES_FILE);
+  EXPECT_TRUE(def.is_proposition_id("P2a"));
+  EXPECT_TRUE(def.is_proposition_id("P" + std::string(100000, '7')));  // std::regex recursed on this
+  EXPECT_FALSE(def.is_proposition_id("P2 and more"));
 }

@@ -54,6 +54,45 @@ git reset -q
 git add ir/layer_clip_linalg.mlir
 commit ir_good 0 "legal fusion (the illegal file is not staged)"
 
+# The gate checks what the commit holds (issue #17): the index, not the
+# working copy; every extension case; type changes; a file named like an
+# option. Each of these used to let an illegal fusion or a bad doc through.
+cp "$SRC/fixtures/ir/global_clip_linalg.mlir" ir/layer_clip_linalg.mlir
+git add ir/layer_clip_linalg.mlir
+cp "$SRC/fixtures/ir/layer_clip_linalg.mlir" ir/layer_clip_linalg.mlir   # the working copy is legal again
+commit staged_blob 1 "illegal fusion staged, legal working copy"
+contains staged_blob.log "error: \[P2\]"
+git checkout -q -- ir/layer_clip_linalg.mlir 2>/dev/null; git reset -q --hard
+cp "$SRC/fixtures/ir/global_clip_linalg.mlir" ir/UPPER.MLIR
+git add ir/UPPER.MLIR
+commit upper 1 "illegal fusion in UPPER.MLIR"
+contains upper.log "error: \[P2\]"
+git rm -q --cached ir/UPPER.MLIR && rm -f ir/UPPER.MLIR
+cp "$SRC/fixtures/ir/global_clip_linalg.mlir" ./-h.mlir
+git add -- -h.mlir
+commit dash 1 "illegal fusion in a file named -h.mlir"
+contains dash.log "error: \[P2\]"
+git rm -q --cached -- -h.mlir && rm -f ./-h.mlir
+ln -s layer_clip_linalg.mlir ir/link.mlir && git add ir/link.mlir && git commit -q --no-verify -m "a symlink" || exit 1
+rm ir/link.mlir && cp "$SRC/fixtures/ir/global_clip_linalg.mlir" ir/link.mlir && git add ir/link.mlir
+[ "$(git diff --cached --name-status -- ir/link.mlir | cut -c1)" = T ] || fail "the test meant a type change (T)"
+commit typechange 1 "a symlink turned into an illegal fusion (type change)"
+contains typechange.log "error: \[P2\]"
+git reset -q --hard
+sed '/^plan_state:/d' docs/audit/FUSION_PLAN.md >"$W/p" && cp "$W/p" docs/audit/FUSION_PLAN.md
+git add docs/audit/FUSION_PLAN.md
+git show HEAD:docs/audit/FUSION_PLAN.md >docs/audit/FUSION_PLAN.md   # the working copy is fixed, the index is not
+git show :docs/audit/FUSION_PLAN.md | grep -q '^plan_state:' && fail "the test meant a staged plan without plan_state"
+commit staged_doc 1 "a plan without plan_state staged, the working copy fixed"
+contains staged_doc.log "frontmatter.plan-state"
+git reset -q --hard
+# Deleting a routed doc (issue #18): the documents that linked it get the
+# routing and link rules, as a tree run in CI would.
+git rm -q docs/audit/FUSION_PLAN.md
+commit removed 1 "delete a plan the index links"
+contains removed.log "docs/audit/README.md:.*anchor.broken-link"
+git reset -q --hard
+
 # Uninstall restores the foreign hook.
 "$BIN" hook uninstall >"$W/u.out" 2>&1 || fail "uninstall: $(cat "$W/u.out")"
 grep -q "foreign hook ran" .git/hooks/pre-commit || fail "the foreign hook was not restored"
@@ -103,7 +142,7 @@ printf '#!/bin/sh\necho "stand-in fusecert ran: $*"\n' >"$W/fake" && chmod +x "$
 echo "# x" >"$W2/outer/wt/sub/x.md"
 (cd "$W2/outer/wt/sub" && git add x.md && FUSECERT="$W/fake" git commit -q -m wt) >"$W/s8.out" 2>&1 ||
   fail "worktree commit: $(cat "$W/s8.out")"
-contains s8.out "stand-in fusecert ran: docs sub/x.md"
+contains s8.out "stand-in fusecert ran: docs --repo-root . -- sub/x.md"
 (cd "$W2/outer/wt/sub" && "$BIN" hook uninstall) >"$W/s9.out" 2>&1 || fail "uninstall in a worktree: $(cat "$W/s9.out")"
 
 finish

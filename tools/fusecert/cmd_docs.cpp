@@ -11,6 +11,7 @@
 #include "docaudit/render.h"
 #include "docaudit/ruleset.h"
 #include "docaudit/text.h"
+#include "support/files.h"
 #include "tools/fusecert/commands.h"
 
 #ifndef FUSECERT_VERSION
@@ -25,8 +26,9 @@ namespace da = fusecert::docaudit;
 
 struct DocsArgs {
   std::vector<std::string> paths;
-  std::string repo_root, format = "text", config, today;
+  std::string repo_root, format = "text", config, today, removed_list;
   unsigned jobs = 0;
+  bool reprove = false;      ///< ignore the verdicts proved at build time
   bool today_given = false;  ///< --today was passed (an empty value is an error, not "today")
 };
 
@@ -62,6 +64,24 @@ int run_docs(const DocsArgs& a) {
     opt.repo_root = root;
     for (const auto& p : a.paths) opt.paths.emplace_back(p);
     opt.jobs = a.jobs;
+    if (!a.removed_list.empty()) {
+      // NUL-separated (git diff -z), or one path a line.
+      std::string text;
+      try {
+        text = support::read_file(a.removed_list);
+      } catch (const std::exception& e) {
+        throw da::UsageError("--referrers-of-removed: " + std::string(e.what()));
+      }
+      const char sep = text.find('\0') != std::string::npos ? '\0' : '\n';
+      std::size_t at = 0;
+      while (at < text.size()) {
+        std::size_t end = text.find(sep, at);
+        if (end == std::string::npos) end = text.size();
+        if (end > at) opt.removed.emplace_back(text.substr(at, end - at));
+        at = end + 1;
+      }
+      if (opt.removed.empty() && a.paths.empty()) return 0;  // nothing removed, nothing named
+    }
     if (!a.today_given) {
       opt.today = std::chrono::floor<std::chrono::days>(std::chrono::system_clock::now());
     } else {
@@ -69,7 +89,7 @@ int run_docs(const DocsArgs& a) {
       if (!d) throw da::UsageError("--today must be a real date written YYYY-MM-DD, got `" + a.today + "`");
       opt.today = std::chrono::sys_days(*d);
     }
-    da::ProverVerdicts prover;
+    da::ProverVerdicts prover(!a.reprove);
     opt.oracle = &prover;
 
     const da::CheckResult res = da::run_check(rules, opt);
@@ -97,13 +117,19 @@ int run_docs(const DocsArgs& a) {
 void add_docs_command(CLI::App& app, int& exit_code) {
   auto args = std::make_shared<DocsArgs>();
   CLI::App* docs = app.add_subcommand("docs", "Check audit documents (Markdown + YAML frontmatter) against the rule set");
-  docs->add_option("PATH", args->paths, "Files or folders to check (default: the audit root)");
+  docs->add_option("PATH", args->paths,
+                   "Files, folders or globs (`docs/**/*.md`) to check (default: the audit root); excluded and git-ignored files are skipped");
   docs->add_option("--repo-root", args->repo_root, "Repository root (default: nearest folder with .git or .fusecert.yaml)");
   docs->add_option("--format", args->format, "Output format")->check(CLI::IsMember({"text", "json", "sarif"}));
   docs->add_option("--config", args->config, "Configuration file overriding the default rule set (.fusecert.yaml format)");
   CLI::Option* today =
       docs->add_option("--today", args->today, "Date to judge staleness against, YYYY-MM-DD (default: today, UTC)");
   docs->add_option("-j,--jobs", args->jobs, "Worker threads (default: all cores)");
+  docs->add_flag("--reprove", args->reprove,
+                 "Prove every proposition a verdict table names now, instead of taking the verdicts proved at build time");
+  docs->add_option("--referrers-of-removed", args->removed_list,
+                   "File listing deleted or renamed-away paths (repository-relative; NUL- or newline-separated): "
+                   "the routing and link rules also run on every live doc that refers to one (with no PATH, only on those)");
   docs->callback([args, today, &exit_code] {
     args->today_given = today->count() > 0;
     exit_code = run_docs(*args);

@@ -2,8 +2,9 @@
 // `fusecert hook uninstall [--repo DIR]`
 // A git pre-commit hook for repositories that do not use the pre-commit
 // framework: it runs `fusecert docs` on the staged Markdown files and
-// `fusecert certify` on the staged .mlir files (added, copied, modified or
-// renamed) and rejects the commit on any finding. A hook fusecert did not
+// `fusecert certify` on the staged .mlir files (added, copied, modified,
+// renamed or type-changed; any case of extension), as the index holds them,
+// and rejects the commit on any finding. A hook fusecert did not
 // write is never overwritten without --force; it is then kept beside ours as
 // pre-commit.fusecert-saved and `hook uninstall` puts it back.
 // Exit: 0 done, 2 refused or failed (the reason on stderr).
@@ -88,20 +89,39 @@ std::string shell_quote(const std::string& s) {
 }
 
 std::string hook_text(const std::string& fusecert) {
+  // What the commit will hold is the index, not the working copy: the hook
+  // checks out the whole index into a temporary folder (links and paths
+  // resolve against the tree being committed) and runs there. File names are
+  // passed after `--`, so a staged `-h.mlir` is a file, never an option;
+  // extensions match in any case (`UPPER.MLIR`); type changes (T) are
+  // checked too. A staged deletion or rename of a document runs the routing
+  // and link rules on the documents that referred to it.
   return std::string("#!/bin/sh\n") + kMarker +
          " — written by `fusecert hook install`; `fusecert hook uninstall` removes it\n"
          "# (and restores the hook that was here before, if any). Checks the staged\n"
          "# Markdown (fusecert docs; audit root from .fusecert.yaml) and .mlir files\n"
-         "# (fusecert certify); any finding rejects the commit.\n"
+         "# (fusecert certify), as the index holds them; any finding rejects the commit.\n"
          "fusecert_default=" + fusecert + "\n"
          "FUSECERT=\"${FUSECERT:-$fusecert_default}\"\n"
+         "t=$(mktemp -d \"${TMPDIR:-/tmp}/fusecert-hook.XXXXXX\") || exit 2\n"
+         "trap 'rm -rf \"$t\"' EXIT\n"
+         "trap 'exit 2' INT TERM HUP\n"
+         "names() { git diff --cached --name-only --no-renames -z \"$@\"; }\n"
+         "names --diff-filter=ACMT -- ':(icase)*.md' >\"$t/md\" &&\n"
+         "  names --diff-filter=D -- ':(icase)*.md' >\"$t/md-removed\" &&\n"
+         "  names --diff-filter=ACMT -- ':(icase)*.mlir' >\"$t/mlir\" || exit 2\n"
+         "[ -s \"$t/md\" ] || [ -s \"$t/md-removed\" ] || [ -s \"$t/mlir\" ] || exit 0\n"
+         "mkdir \"$t/index\" && git checkout-index -a -f --prefix=\"$t/index/\" || exit 2\n"
+         "cd \"$t/index\" || exit 2\n"
          "status=0\n"
-         "staged() { git diff --cached --name-only --diff-filter=ACMR -z -- \"$@\"; }\n"
-         "if [ -n \"$(staged '*.md')\" ]; then\n"
-         "  staged '*.md' | xargs -0 \"$FUSECERT\" docs || status=1\n"
+         "if [ -s \"$t/md\" ]; then\n"
+         "  xargs -0 \"$FUSECERT\" docs --repo-root . -- <\"$t/md\" || status=1\n"
          "fi\n"
-         "if [ -n \"$(staged '*.mlir')\" ]; then\n"
-         "  staged '*.mlir' | xargs -0 \"$FUSECERT\" certify || status=1\n"
+         "if [ -s \"$t/md-removed\" ]; then\n"
+         "  \"$FUSECERT\" docs --repo-root . --referrers-of-removed \"$t/md-removed\" || status=1\n"
+         "fi\n"
+         "if [ -s \"$t/mlir\" ]; then\n"
+         "  xargs -0 \"$FUSECERT\" certify -- <\"$t/mlir\" || status=1\n"
          "fi\n"
          "if [ \"$status\" -ne 0 ]; then\n"
          "  echo \"fusecert: commit rejected (fix the findings above, or commit with --no-verify)\" >&2\n"

@@ -1,0 +1,27 @@
+#!/bin/sh
+# The checker on real input, with the defaults alone: the Tessera corpus
+# (../shared/corpus/tessera) laid out as its whole repository (every path of
+# PATHS.txt an empty file, the real documents over them) and checked with NO
+# configuration file, over the root index, compiler/, backend/ and
+# generated/. The output must equal expected.txt beside this script, in
+# which every finding was read in its document and judged true (README.md
+# beside it says why, finding by finding).
+# Usage: corpus_test.sh FUSECERT SRCDIR CORPUS_DIR
+# Exit 77 (skipped) when the corpus is not there.
+set -u
+BIN=$1 SRC=$2 CORPUS=$3
+[ -f "$CORPUS/PATHS.txt" ] || { echo "SKIP: no corpus at $CORPUS"; exit 77; }
+W=$(mktemp -d "${TMPDIR:-/tmp}/fusecert-corpus.XXXXXX") || exit 1
+trap 'rm -rf "$W"' EXIT
+T=$W/tessera
+bash "$SRC/bench/docaudit/lay_corpus.sh" "$CORPUS" "$T" --no-config >/dev/null || { echo "FAIL: lay_corpus.sh"; exit 1; }
+[ ! -e "$T/.fusecert.yaml" ] || { echo "FAIL: a configuration file was laid"; exit 1; }
+A=$T/docs/audit
+"$BIN" docs --repo-root "$T" --today 2026-09-01 "$A/README.md" "$A/compiler" "$A/backend" "$A/generated" >"$W/out.txt" 2>"$W/err.txt"
+rc=$?
+[ "$rc" -eq 1 ] || { echo "FAIL: exit $rc, expected 1 (findings)"; cat "$W/err.txt"; exit 1; }
+if ! diff -u "$SRC/tests/docaudit/corpus/expected.txt" "$W/out.txt"; then
+  echo "FAIL: the findings differ from the reviewed expectations (tests/docaudit/corpus/expected.txt)"
+  exit 1
+fi
+echo PASS
