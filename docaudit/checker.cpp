@@ -195,7 +195,9 @@ std::vector<std::string> git_ignored(const fs::path& root) {
   close(fd[0]);
   int status = 0;
   waitpid(pid, &status, 0);
-  if (!WIFEXITED(status) || WEXITSTATUS(status) == 127) return {};
+  // 127: git is not installed; 128: `.git` is there but is no repository
+  // (a bare marker folder). Either way there are no git ignore rules.
+  if (!WIFEXITED(status) || WEXITSTATUS(status) == 127 || WEXITSTATUS(status) == 128) return {};
   if (WEXITSTATUS(status) != 0)
     throw UsageError(r + ": `git ls-files` failed (exit " + std::to_string(WEXITSTATUS(status)) +
                      "), so .gitignore cannot be honoured");

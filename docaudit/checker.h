@@ -65,8 +65,9 @@ std::vector<std::filesystem::path> collect_documents(const std::vector<std::file
 
 /// The paths git ignores below `root` (`git ls-files --others --ignored
 /// --exclude-standard --directory`, repository-relative; a folder ends in
-/// `/`), or an empty list when `root` holds no `.git` or git is not
-/// installed. Throws UsageError when git runs and fails.
+/// `/`), or an empty list when `root` holds no `.git`, its `.git` is no
+/// repository, or git is not installed. Throws UsageError when git fails
+/// otherwise.
 std::vector<std::string> git_ignored(const std::filesystem::path& root);
 
 }  // namespace fusecert::docaudit

@@ -1,18 +1,29 @@
 #!/usr/bin/env python3
-"""Benchmark of `fusecert docs` (docaudit): wall time, files/s and MB/s.
+"""Benchmark of `fusecert docs` (docaudit): wall and CPU time, peak memory.
 
-Two workloads:
-  corpus    the Tessera audit corpus laid out as a whole repository
-            (lay_corpus.sh: PATHS.txt as empty files + the real documents);
-  synthetic a generated tree of N documents (default 5,000) in folders of 100,
-            each folder with an index that routes every document, plans with
-            the required links and sections, tables, code spans and links.
+Workloads:
+  corpus      the Tessera audit tree laid out as a whole repository
+              (lay_corpus.sh: PATHS.txt as empty files + the real documents),
+              checked with the defaults alone (no configuration file) over
+              the root index, compiler/, backend/ and generated/, as the
+              corpus test does;
+  markdownlint-cli2
+              the same documents through markdownlint-cli2 (npm) with its
+              default rules, when --markdownlint names its binary:
+                npm install --prefix /tmp/mdl markdownlint-cli2
+                ... --markdownlint /tmp/mdl/node_modules/.bin/markdownlint-cli2
+  synthetic-N a generated tree of N documents (--docs, default 5000,20000) in
+              folders of 100, each folder with an index that routes every
+              document, plans with the required links and sections, tables,
+              code spans and links.
 
-Each workload runs --warmup times untimed, then --runs times; the median wall
-time is reported with files/s and MB/s (bytes of the Markdown checked).
+Each workload runs --warmup times untimed, then --runs times; reported: the
+median wall time, the median CPU time (user + system of the process), the
+peak resident memory of the process (its own ru_maxrss, from wait4), files/s
+and MB/s (bytes of the Markdown checked).
 
-  bench/docaudit/bench.py --fusecert build-docaudit/fusecert \
-      --corpus ../shared/corpus/tessera [--docs 5000] [--runs 7]
+  bench/docaudit/bench.py --fusecert build/fusecert \
+      --corpus ../shared/corpus/tessera [--docs 5000,20000] [--runs 5]
 """
 import argparse, glob, json, os, random, resource, shutil, statistics, subprocess, sys, tempfile, time
 
@@ -70,6 +81,12 @@ def gen_synthetic(root, n, seed=7):
         auth = ("---\nlast_updated: 2026-08-20\naudit_role: plan\nplan_state: open\n---\n\n# Integrated plan\n\n"
                 "Routed from [the index](README.md).\n\n## Non-claims\n\nNone of this is built.\n")
         open(os.path.join(d, "INTEGRATED_COMPILER_PLAN.md"), "w").write(auth)
+    # The root index routes every folder's index (routing.unrouted reads
+    # reachability from it).
+    root = ("---\nlast_updated: 2026-08-20\naudit_role: index\n---\n\n# Audit root\n\n"
+            "Status: [the dashboard](generated/status.md).\n\n" +
+            "".join(f"- [area {f}](area_{f:03d}/README.md)\n" for f in range(folders)))
+    open(os.path.join(audit, "README.md"), "w").write(root)
     return audit
 
 
@@ -83,33 +100,55 @@ def md_stats(root):
     return files, size
 
 
-def time_runs(cmd, runs, warmup):
+def run_measured(cmd, cwd=None):
+    t0 = time.perf_counter()
+    with tempfile.TemporaryFile() as fo, tempfile.TemporaryFile() as fe:
+        p = subprocess.Popen(cmd, stdout=fo, stderr=fe, cwd=cwd)
+        _, status, ru = os.wait4(p.pid, 0)
+        wall = time.perf_counter() - t0
+        p.returncode = os.waitstatus_to_exitcode(status)
+        fo.seek(0)
+        fe.seek(0)
+        return wall, ru.ru_utime + ru.ru_stime, ru.ru_maxrss, p.returncode, fo.read(), fe.read()
+
+
+def time_runs(cmd, runs, warmup, ok=(0, 1), cwd=None):
     for _ in range(warmup):
-        subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    times, cpus, rc, out = [], [], None, None
+        subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=cwd)
+    times, cpus, rss, rc, out = [], [], [], None, None
     for _ in range(runs):
-        r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
-        t0 = time.perf_counter()
-        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        times.append(time.perf_counter() - t0)
-        r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
-        cpus.append((r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime))
-        rc, out = p.returncode, p.stdout
-        if rc not in (0, 1):
-            sys.exit(f"fusecert docs failed (rc {rc}): {p.stderr.decode()}")
-    return times, cpus, rc, out
+        wall, cpu, maxrss, rc, out, err = run_measured(cmd, cwd)
+        times.append(wall)
+        cpus.append(cpu)
+        rss.append(maxrss)
+        if rc not in ok:
+            sys.exit(f"{cmd[0]} failed (rc {rc}): {err.decode(errors='replace')[:2000]}")
+    return times, cpus, rss, rc, out
 
 
 def report(name, cmd, runs, warmup):
-    times, cpus, rc, out = time_runs(cmd, runs, warmup)
+    times, cpus, rss, rc, out = time_runs(cmd, runs, warmup)
     j = json.loads(out)
     med = statistics.median(times)
     mb = j["bytes"] / 1e6
     row = {"workload": name, "files": j["files"], "MB": round(mb, 2), "findings": len(j["findings"]),
            "median_s": round(med, 4), "min_s": round(min(times), 4), "max_s": round(max(times), 4),
            "files_per_s": round(j["files"] / med), "MB_per_s": round(mb / med, 1),
-           "cpu_s_median": round(statistics.median(cpus), 4), "load_avg_1m": round(os.getloadavg()[0], 2), "runs": runs}
-    print(json.dumps(row))
+           "cpu_s_median": round(statistics.median(cpus), 4), "peak_rss_MB": round(max(rss) / 1024, 1),
+           "load_avg_1m": round(os.getloadavg()[0], 2), "runs": runs}
+    print(json.dumps(row), flush=True)
+    return row
+
+
+def report_markdownlint(binary, root, globs, runs, warmup):
+    # markdownlint-cli2 exits 1 when it finds anything (it does on this tree).
+    cmd = [binary, *globs]
+    times, cpus, rss, rc, out = time_runs(cmd, runs, warmup, ok=(0, 1), cwd=root)
+    row = {"workload": "markdownlint-cli2 (same files)", "median_s": round(statistics.median(times), 4),
+           "min_s": round(min(times), 4), "cpu_s_median": round(statistics.median(cpus), 4),
+           "peak_rss_MB": round(max(rss) / 1024, 1), "exit": rc, "load_avg_1m": round(os.getloadavg()[0], 2),
+           "runs": runs}
+    print(json.dumps(row), flush=True)
     return row
 
 
@@ -117,9 +156,10 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--fusecert", required=True)
     ap.add_argument("--corpus", help="../shared/corpus/tessera")
-    ap.add_argument("--docs", type=int, default=5000)
-    ap.add_argument("--runs", type=int, default=7)
-    ap.add_argument("--warmup", type=int, default=2)
+    ap.add_argument("--docs", default="5000,20000", help="synthetic tree sizes, comma-separated")
+    ap.add_argument("--markdownlint", help="the markdownlint-cli2 binary (npm), for the comparison row")
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--warmup", type=int, default=1)
     ap.add_argument("--jobs", type=int, default=0, help="-j for fusecert docs (0 = all cores)")
     a = ap.parse_args()
     tmp = tempfile.mkdtemp(prefix="docaudit_bench_")
@@ -128,27 +168,22 @@ def main():
         print(json.dumps({"cpus": os.cpu_count(), "host": os.uname().nodename, "fusecert": a.fusecert}))
         if a.corpus:
             root = os.path.join(tmp, "tessera")
-            subprocess.run([os.path.join(HERE, "lay_corpus.sh"), a.corpus, root], check=True, stdout=subprocess.DEVNULL)
-            # Every Markdown file of the corpus, named explicitly (so generated/
-            # and archive/ are checked too): ~50 files, ~3 MB.
-            docs = sorted(os.path.join(root, os.path.relpath(f, a.corpus))
-                          for f in glob.glob(os.path.join(a.corpus, "**", "*.md"), recursive=True))
+            subprocess.run(["bash", os.path.join(HERE, "lay_corpus.sh"), a.corpus, root, "--no-config"], check=True,
+                           stdout=subprocess.DEVNULL)
+            audit = os.path.join(root, "docs", "audit")
+            paths = [os.path.join(audit, p) for p in ("README.md", "compiler", "backend", "generated")]
             base = [a.fusecert, "docs", "--repo-root", root, "--today", "2026-09-01", "--format", "json", *jobs]
-            report("corpus", base + docs, a.runs, a.warmup)
-            # The same without proving the FORGE verdict table (Z3 dominates
-            # the run above): the checker's own cost.
-            noprove = os.path.join(tmp, "noprove.yaml")
-            with open(os.path.join(HERE, "tessera.fusecert.yaml")) as f:
-                cfg = f.read()
-            cfg += ("  rules:\n"
-                    "    claim.proposition-verdict: {severity: off, summary: off for the benchmark}\n"
-                    "    claim.proposition-unknown: {severity: off, summary: off for the benchmark}\n")
-            open(noprove, "w").write(cfg)
-            report("corpus-without-prover", base + ["--config", noprove] + docs, a.runs, a.warmup)
-        syn = os.path.join(tmp, "synthetic")
-        audit = gen_synthetic(syn, a.docs)
-        report(f"synthetic-{a.docs}", [a.fusecert, "docs", "--repo-root", syn, "--today", "2026-09-01", "--format", "json",
-                                       *jobs, audit], a.runs, a.warmup)
+            report("corpus (defaults, no config)", base + paths, a.runs, a.warmup)
+            if a.markdownlint:
+                report_markdownlint(a.markdownlint, root,
+                                    ["docs/audit/README.md", "docs/audit/compiler/**/*.md", "docs/audit/backend/**/*.md",
+                                     "docs/audit/generated/**/*.md"], a.runs, a.warmup)
+        for n in [int(x) for x in str(a.docs).split(",") if x]:
+            syn = os.path.join(tmp, f"synthetic-{n}")
+            audit = gen_synthetic(syn, n)
+            report(f"synthetic-{n}", [a.fusecert, "docs", "--repo-root", syn, "--today", "2026-09-01", "--format", "json",
+                                      *jobs, audit], a.runs, a.warmup)
+            shutil.rmtree(syn, ignore_errors=True)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 

@@ -185,3 +185,17 @@ TEST(Cli, ParallelOutputIsDeterministic) {
   EXPECT_EQ(a.out, b.out);
   EXPECT_GT(nlohmann::json::parse(a.out)["findings"].size(), 20u);  // 28 today: a non-trivial output
 }
+
+TEST(Cli, BuildTimeVerdictsAgreeWithReprovingNow) {
+  // The verdicts embedded at build time (no solver at run time) and those the
+  // prover establishes now (--reprove) give the same findings, for a table
+  // that agrees with the prover and for one that does not.
+  for (const std::string v : {"pass", "fail"}) {
+    const fs::path root = fs::path(DOCAUDIT_FIXTURES) / "claim.proposition-verdict" / v;
+    CliRun embedded = docs(fixture_args(root));
+    CliRun reproved = docs(fixture_args(root, "--reprove"));
+    EXPECT_EQ(embedded.rc, v == "pass" ? 0 : 1) << embedded.out;
+    EXPECT_EQ(embedded.rc, reproved.rc);
+    EXPECT_EQ(embedded.out, reproved.out);
+  }
+}
