@@ -100,3 +100,43 @@ TEST(Query, InterruptStopsAnUnlimitedSolveAndIsNotCached) {
   EXPECT_NE(hard_again.reason.find("deadline"), std::string::npos) << hard_again.reason;
   EXPECT_EQ(hard_again.reason.find("Ctrl-C"), std::string::npos) << hard_again.reason;
 }
+
+// Non-vacuity (issue #14): an unsat answer is checked against its premises
+// (every assertion but the last, the negated claim) in the SMT layer.
+TEST(Query, UnsatRecordsSatisfiablePremises) {
+  // premises x > 0; negated claim x + 1 <= x: unsat over satisfiable premises.
+  auto r = solve_smt2("(declare-const nv_x Int) (assert (> nv_x 0)) (assert (<= (+ nv_x 1) nv_x))", 5000);
+  ASSERT_EQ(r.answer, Answer::Unsat);
+  ASSERT_TRUE(r.premises.has_value());
+  EXPECT_EQ(*r.premises, Answer::Sat);
+  EXPECT_TRUE(decided(r));
+}
+
+TEST(Query, UnsatOverContradictoryPremisesIsVacuous) {
+  // premises x > 0 and x < 0 contradict each other: the "claim" x = 5 is
+  // unsat only because nothing is satisfiable. Not decided.
+  auto r = solve_smt2("(declare-const nv_y Int) (assert (> nv_y 0)) (assert (< nv_y 0)) (assert (= nv_y 5))", 5000);
+  ASSERT_EQ(r.answer, Answer::Unsat);
+  ASSERT_TRUE(r.premises.has_value());
+  EXPECT_EQ(*r.premises, Answer::Unsat);
+  EXPECT_FALSE(decided(r));
+  EXPECT_NE(r.premises_reason.find("vacuous"), std::string::npos) << r.premises_reason;
+}
+
+TEST(Query, SatNeedsNoPremiseCheck) {
+  auto r = solve_smt2("(declare-const nv_z Int) (assert (> nv_z 0)) (assert (= nv_z 5))", 5000);
+  ASSERT_EQ(r.answer, Answer::Sat);
+  EXPECT_FALSE(r.premises.has_value());
+  EXPECT_TRUE(decided(r));
+}
+
+TEST(Query, PremisesAreEveryAssertionButTheLast) {
+  std::string p = premises_smt2("(declare-const nv_w Int) (assert (> nv_w 1)) (assert (> nv_w 2)) (assert (= nv_w 0))");
+  EXPECT_NE(p.find("(> nv_w 1)"), std::string::npos) << p;
+  EXPECT_NE(p.find("(> nv_w 2)"), std::string::npos) << p;
+  EXPECT_EQ(p.find("(= nv_w 0)"), std::string::npos) << p;
+  // A query that is only its negated claim has no premises: trivially sat.
+  auto only = solve_smt2("(declare-const nv_v Int) (assert (not (= nv_v nv_v)))", 5000);
+  ASSERT_EQ(only.answer, Answer::Unsat);
+  EXPECT_EQ(only.premises, Answer::Sat);
+}

@@ -64,6 +64,24 @@ void request_interrupt() { g_interrupt.store(true, std::memory_order_relaxed); }
 void clear_interrupt() { g_interrupt.store(false, std::memory_order_relaxed); }
 bool interrupt_requested() { return g_interrupt.load(std::memory_order_relaxed); }
 
+std::string premises_smt2(const std::string& text) {
+  z3::context c;
+  z3::solver s(c);
+  s.from_string(text.c_str());
+  z3::expr_vector all = s.assertions();
+  z3::solver p(c);
+  for (unsigned i = 0; i + 1 < all.size(); ++i) p.add(all[i]);
+  return p.to_smt2();
+}
+
+bool decided(const CheckResult& r) {
+  return r.answer == Answer::Sat || (r.answer == Answer::Unsat && r.premises == Answer::Sat);
+}
+
+namespace {
+CheckResult solve_one(const std::string& text, unsigned timeout_ms);
+}  // namespace
+
 CheckResult solve_smt2(const std::string& text, unsigned timeout_ms) {
   // Only declarations, definitions, assertions and a check-sat reach Z3
   // (verifier/smt/whitelist.h): Z3's from_string runs every command it
@@ -76,7 +94,42 @@ CheckResult solve_smt2(const std::string& text, unsigned timeout_ms) {
   }
   const std::string key = support::sha256_hex(text + "\n;timeout=" + std::to_string(timeout_ms));
   if (auto hit = cache_lookup(key)) return *hit;
+  CheckResult r = solve_one(text, timeout_ms);
+  if (r.answer == Answer::Unsat) {
+    // Non-vacuity: an unsat answer proves the claim only if the premises can
+    // hold at all; contradictory premises make every claim "unsat".
+    std::string ptext;
+    try {
+      ptext = premises_smt2(text);
+    } catch (const z3::exception& e) {
+      r.premises = Answer::Error;
+      r.premises_reason = std::string("the premises could not be separated from the query: ") + e.msg();
+    }
+    // The premise text is Z3's own printing of whitelisted assertions; it
+    // still passes the whitelist before any solver parses it.
+    if (!r.premises) {
+      if (auto why = whitelist_problem(ptext, CheckSats::at_most_one)) {
+        r.premises = Answer::Error;
+        r.premises_reason = "the premise query was refused before solving: " + *why;
+      }
+    }
+    if (!r.premises) {
+      CheckResult p = solve_one(ptext, timeout_ms);
+      r.premises = p.answer;
+      r.time_ms += p.time_ms;
+      if (p.answer == Answer::Unsat)
+        r.premises_reason = "vacuous: the premises alone are unsat, so the unsat answer proves nothing";
+      else if (p.answer != Answer::Sat)
+        r.premises_reason = "the premise check answered " + std::string(to_string(p.answer)) +
+                            (p.reason.empty() ? "" : " (" + p.reason + ")");
+    }
+  }
+  if (r.answer != Answer::Unsat || (r.premises && is_definite(*r.premises))) cache_store(key, r);
+  return r;
+}
 
+namespace {
+CheckResult solve_one(const std::string& text, unsigned timeout_ms) {
   CheckResult r;
   auto t0 = std::chrono::steady_clock::now();
   if (interrupt_requested()) {
@@ -175,8 +228,8 @@ CheckResult solve_smt2(const std::string& text, unsigned timeout_ms) {
     r.reason = e.msg();
   }
   r.time_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  cache_store(key, r);
   return r;
 }
+}  // namespace
 
 }  // namespace fusecert::smt

@@ -5,6 +5,7 @@
 #pragma once
 #include <z3++.h>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,7 +31,23 @@ struct CheckResult {
   std::string reason;               ///< reason_unknown, or the error text
   std::vector<ModelValue> model;    ///< filled for Sat, sorted by name
   bool cached = false;              ///< answered from the query cache
+  /// Non-vacuity of an Unsat answer: the answer to premises_smt2(text), the
+  /// query's premises alone. Set only when `answer` is Unsat (a Sat answer's
+  /// model already satisfies them). An Unsat answer proves its claim only
+  /// when this is Sat; Unsat here means the proof is vacuous.
+  std::optional<Answer> premises;
+  std::string premises_reason;      ///< why the premise check did not answer sat/unsat
 };
+
+/// The premises of an obligation's query: every assertion but the last one,
+/// which is the negated claim (the convention every query follows: premises
+/// first, the negated claim last). Rendered as SMT-LIB2 by Z3 from `text`;
+/// throws z3::exception when `text` does not parse.
+std::string premises_smt2(const std::string& text);
+
+/// True when the answer decides its obligation: Sat, or Unsat with premises
+/// that are themselves satisfiable (a non-vacuous proof).
+bool decided(const CheckResult& r);
 
 /// Solves SMT-LIB2 `text` (declarations + assertions; any check-sat in it is
 /// ignored) with Z3 in a fresh context. `timeout_ms` = 0 means no limit;
@@ -40,8 +57,12 @@ struct CheckResult {
 /// Parse errors yield Answer::Error with the message, and so does text that
 /// is not a whitelisted query (whitelist.h: at most one check-sat, no
 /// command but declarations, definitions and assertions) — refused before
-/// Z3 parses any of it. Results are cached by SHA-256 of (text, timeout) within
-/// the process (see cache.h), except Timeout/Error.
+/// Z3 parses any of it. An Unsat answer also solves premises_smt2(text)
+/// under the same limit (that text passes the same whitelist first) and
+/// records its answer in `premises` (non-vacuity, checked here once for
+/// every caller). Results are cached by SHA-256 of (text, timeout) within
+/// the process (see cache.h), except Timeout/Error/Unknown and an Unsat
+/// whose premise check did not answer.
 CheckResult solve_smt2(const std::string& text, unsigned timeout_ms);
 
 /// Asks the solve now running, and every solve that starts before
