@@ -4,6 +4,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "verifier/core/verdict_rule.h"
 #include "verifier/props/props.h"
 
 namespace fusecert::verifier {
@@ -62,9 +63,8 @@ std::vector<PropositionResult> prove(const Registry& reg, const std::vector<std:
     auto t0 = std::chrono::steady_clock::now();
     enc(*spec, eff, opt, r);
     r.time_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    // Fail closed: any non-definite deciding answer makes the verdict inconclusive.
-    for (const auto& o : r.obligations)
-      if (!smt::is_definite(o.result)) r.verdict = Verdict::Inconclusive;
+    // The verdict is the rule's, never the encoder's (rules/propositions.yaml).
+    apply_verdict_rule(*spec, r);
     results.push_back(std::move(r));
   }
   return results;

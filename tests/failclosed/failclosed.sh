@@ -41,14 +41,14 @@ case $CASE in
     for p in P1 P2 P6; do
       "$BIN" prove "$p" --timeout-ms 1 --no-witness --format json > "$W/p.json" 2>/dev/null
       rc=$?
-      [ $rc -eq 2 ] || fail "$p: exit $rc with --timeout-ms 1 (expected 2, inconclusive)"
+      [ $rc -eq 3 ] || fail "$p: exit $rc with --timeout-ms 1 (expected 3, inconclusive)"
       grep -q '"verdict": *"inconclusive"' "$W/p.json" || fail "$p: no inconclusive verdict"
       ! grep -qE '"verdict": *"(holds|refuted|conditional)"' "$W/p.json" || fail "$p: a definite verdict from a timed-out solver"
     done ;;
   certify_timeout)
     "$BIN" certify --timeout-ms 1 --format json --out "$W/out" "$SRC/fixtures/ir/adamw_linalg.mlir" > "$W/c.json" 2>"$W/c.err"
     rc=$?; cat "$W/c.err"
-    [ $rc -eq 2 ] || fail "certify exit $rc with --timeout-ms 1 (expected 2: inconclusive)"
+    [ $rc -eq 2 ] || fail "certify exit $rc with --timeout-ms 1 (expected 2: the consumer cannot be recognised, an error diagnostic; inconclusive)"
     grep -q 'inconclusive' "$W/c.json" || fail "no inconclusive candidate in the JSON"
     for c in "$W"/out/*.cert.json; do
       [ -e "$c" ] || continue

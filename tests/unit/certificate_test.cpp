@@ -33,5 +33,10 @@ TEST(Certificate, ByteIdenticalOnRerunAndComplete) {
     // The stored query re-solves to the stored answer.
     auto r = smt::solve_smt2(o["smt2"].get<std::string>(), 10000);
     EXPECT_EQ(std::string(smt::to_string(r.answer)), o["result"].get<std::string>());
+    // Non-vacuity is recorded: every unsat answer's premises alone are sat.
+    if (o["result"] == "unsat")
+      EXPECT_EQ(o["premises"], "sat") << o["id"];
+    else
+      EXPECT_TRUE(o["premises"].is_null()) << o["id"];
   }
 }

@@ -1,7 +1,10 @@
 // `fusecert prove [ID...] [--format text|json] [--timeout-ms N] [--param k=v]...
 //                 [--smt-dump DIR] [--certify DIR] [--no-witness] [--bench] [-v]`
-// Exit: 0 every verdict equals its expected verdict (and every witness figure
-// is in range), 1 one differs, 2 usage error or an inconclusive result.
+// Exit: 0 every verdict equals its expected verdict, every obligation got its
+// expected answer (unsat ones with satisfiable premises), every counterexample
+// is confirmed by its C++ replay and every witness figure is in range; 1 one
+// differs; 2 usage or input error (rules file included); 3 an inconclusive
+// verdict (timeout, unknown, vacuous, no case of the verdict rule).
 #include <algorithm>
 #include <iostream>
 #include <map>
@@ -107,9 +110,11 @@ int run_prove(const ProveArgs& a) {
     auto st = smt::cache_stats();
     std::cerr << "  total " << tot << " ms, solver " << stot << " ms, cache hits " << st.hits << "\n";
   }
+  // 3 any inconclusive verdict, else 1 any verdict, answer, replay or figure
+  // that differs from the expected one, else 0.
   int rc = 0;
   for (const auto& r : rs) {
-    if (r.verdict == Verdict::Inconclusive) return 2;
+    if (r.verdict == Verdict::Inconclusive) return 3;
     if (!r.matches_expected()) rc = 1;
   }
   return rc;

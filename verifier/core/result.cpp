@@ -22,6 +22,9 @@ std::optional<Verdict> parse_verdict(const std::string& s) {
 
 bool PropositionResult::matches_expected() const {
   if (verdict != expected) return false;
+  for (const auto& o : obligations)
+    if (!o.as_expected()) return false;
+  if (counterexample && !counterexample->replay_confirms) return false;
   if (witness)
     for (const auto& f : witness->figures)
       if (f.range_applies && !f.in_range()) return false;

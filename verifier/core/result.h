@@ -31,6 +31,14 @@ struct Obligation {
   std::string reason;       ///< solver's reason for unknown / error text
   std::vector<smt::ModelValue> model;  ///< satisfying assignment (sat only)
   bool cached = false;
+  /// Non-vacuity (verifier/smt): the answer to the premises alone, for an
+  /// unsat result only; unsat proves the claim only when this is sat.
+  std::optional<smt::Answer> premises;
+  std::string premises_reason;  ///< why the premise check was not sat
+  /// sat, or unsat with satisfiable premises.
+  bool decided() const { return result == smt::Answer::Sat || (result == smt::Answer::Unsat && premises == smt::Answer::Sat); }
+  /// Decided, and the answer is the expected one.
+  bool as_expected() const { return decided() && result == expected; }
 };
 
 /// A concrete counterexample: the model of a sat obligation, and what
@@ -71,7 +79,9 @@ struct PropositionResult {
   std::map<std::string, std::string> params;  ///< effective parameters, as given
   bool params_overridden = false;
   double time_ms = 0;
-  /// Obligations are all definite and every witness figure in range.
+  /// The verdict equals the expected one, every obligation is decided with
+  /// its expected answer, a counterexample (if any) is confirmed by its C++
+  /// replay, and every witness figure that applies is in range.
   bool matches_expected() const;
 };
 

@@ -57,6 +57,88 @@ std::optional<double> opt_num(const fs::path& file, const YAML::Node& n, const c
   return d;
 }
 
+smt::Answer req_answer(const fs::path& file, const YAML::Node& n, const std::string& what) {
+  if (n.IsScalar()) {
+    auto a = smt::parse_answer(n.as<std::string>());
+    if (a && smt::is_definite(*a)) return *a;
+  }
+  throw SpecError(where(file, n) + ": error: " + what + " must be sat or unsat");
+}
+
+// The verdict rule: `obligations` (id: expected answer, in the encoder's
+// order) and `verdict_rule` (cases, each naming every obligation's answer).
+VerdictRule load_rule(const fs::path& file, const YAML::Node& n, const PropositionSpec& p) {
+  VerdictRule rule;
+  YAML::Node obs = n["obligations"], cases = n["verdict_rule"];
+  if (!obs || !obs.IsMap() || obs.size() == 0)
+    throw SpecError(where(file, n) + ": error: " + p.id + ": 'obligations' must map every obligation id to its expected answer");
+  for (const auto& kv : obs) {
+    std::string id = kv.first.as<std::string>();
+    if (id.rfind(p.id + ".", 0) != 0)
+      throw SpecError(where(file, kv.first) + ": error: obligation '" + id + "' is not named " + p.id + ".<name>");
+    for (const auto& [seen, _] : rule.obligations)
+      if (seen == id) throw SpecError(where(file, kv.first) + ": error: obligation '" + id + "' is listed twice");
+    rule.obligations.emplace_back(id, req_answer(file, kv.second, "the expected answer of " + id));
+  }
+  if (!cases || !cases.IsSequence() || cases.size() == 0)
+    throw SpecError(where(file, n) + ": error: " + p.id + ": 'verdict_rule' must be a non-empty list of cases");
+  bool expected_case = false;
+  for (const auto& c : cases) {
+    if (!c.IsMap()) throw SpecError(where(file, c) + ": error: a verdict_rule case must be a mapping");
+    for (const auto& kv : c) {
+      std::string k = kv.first.as<std::string>();
+      if (k != "verdict" && k != "answers" && k != "counterexample" && k != "note")
+        throw SpecError(where(file, kv.first) + ": error: unknown key '" + k +
+                        "' in a verdict_rule case (verdict, answers, counterexample, note)");
+    }
+    VerdictCase vc;
+    auto v = parse_verdict(req_str(file, c, "verdict"));
+    if (!v || *v == Verdict::Inconclusive)
+      throw SpecError(where(file, c) + ": error: a case's verdict must be holds, refuted or conditional "
+                      "(inconclusive is what no case means)");
+    vc.verdict = *v;
+    YAML::Node ans = c["answers"];
+    if (!ans || !ans.IsMap()) throw SpecError(where(file, c) + ": error: a case needs 'answers' (obligation: sat|unsat)");
+    for (const auto& kv : ans) {
+      std::string id = kv.first.as<std::string>();
+      bool known = false;
+      for (const auto& [o, _] : rule.obligations) known |= o == id;
+      if (!known)
+        throw SpecError(where(file, kv.first) + ": error: obligation '" + id + "' is outside " + p.id +
+                        "'s verdict rule (not in its 'obligations')");
+      if (vc.answers.count(id)) throw SpecError(where(file, kv.first) + ": error: '" + id + "' is given twice");
+      vc.answers[id] = req_answer(file, kv.second, "the answer of " + id);
+    }
+    for (const auto& [o, _] : rule.obligations)
+      if (!vc.answers.count(o))
+        throw SpecError(where(file, ans) + ": error: the case leaves out obligation '" + o +
+                        "': every case names every obligation's answer");
+    if (c["counterexample"]) {
+      vc.counterexample = req_str(file, c, "counterexample");
+      auto it = vc.answers.find(vc.counterexample);
+      if (it == vc.answers.end() || it->second != smt::Answer::Sat)
+        throw SpecError(where(file, c["counterexample"]) + ": error: counterexample '" + vc.counterexample +
+                        "' is not a sat obligation of this case");
+    }
+    if (c["note"]) vc.note = req_str(file, c, "note");
+    for (const auto& other : rule.cases)
+      if (other.answers == vc.answers)
+        throw SpecError(where(file, c) + ": error: two cases of " + p.id + "'s verdict rule have the same answers");
+    bool all_expected = true;
+    for (const auto& [o, a] : rule.obligations) all_expected &= vc.answers[o] == a;
+    if (all_expected) {
+      if (vc.verdict != p.expected)
+        throw SpecError(where(file, c) + ": error: the expected answers give " + to_string(vc.verdict) + ", but " +
+                        p.id + " is expected " + to_string(p.expected));
+      expected_case = true;
+    }
+    rule.cases.push_back(std::move(vc));
+  }
+  if (!expected_case)
+    throw SpecError(where(file, cases) + ": error: " + p.id + "'s verdict rule has no case for the expected answers");
+  return rule;
+}
+
 }  // namespace
 
 std::pair<std::string, Param> parse_param_assignment(const std::string& text) {
@@ -137,6 +219,7 @@ Registry load_registry(const fs::path& dir) {
         }
       }
     }
+    p.rule = load_rule(reg.path, n, p);
     reg.propositions.push_back(std::move(p));
   }
   return reg;

@@ -32,6 +32,25 @@ struct FigureSpec {
   std::optional<double> lo, hi, quoted;
 };
 
+/// One case of a verdict rule: the answer every obligation needs, and the
+/// verdict those answers mean.
+struct VerdictCase {
+  Verdict verdict = Verdict::Inconclusive;
+  std::map<std::string, smt::Answer> answers;  ///< every obligation of the rule: sat or unsat
+  std::string counterexample;  ///< obligation whose model must be replayed and confirmed ("" = none)
+  std::string note;            ///< reported with the verdict when this case decides it
+};
+
+/// A proposition's complete verdict rule (rules/propositions.yaml keys
+/// `obligations` and `verdict_rule`). Answers matching no case are
+/// inconclusive: there is no fallback verdict.
+struct VerdictRule {
+  /// Every obligation the encoder discharges, in order, with the answer that
+  /// supports the assessment's reading.
+  std::vector<std::pair<std::string, smt::Answer>> obligations;
+  std::vector<VerdictCase> cases;
+};
+
 struct PropositionSpec {
   std::string id, title, statement, assessment_wording;
   Verdict expected = Verdict::Inconclusive;
@@ -39,6 +58,7 @@ struct PropositionSpec {
   std::map<std::string, Param> params;          ///< symbolic + witness parameters
   std::string witness_protocol;
   std::vector<FigureSpec> figures;
+  VerdictRule rule;
 };
 
 struct Registry {
@@ -53,7 +73,11 @@ struct Registry {
 std::filesystem::path rules_dir();
 
 /// Loads and validates `dir`/propositions.yaml. Throws SpecError naming the
-/// file and the key on any missing or ill-typed entry (fail closed).
+/// file and the key on any missing or ill-typed entry (fail closed), and on a
+/// verdict rule that is not complete: a case that names an obligation outside
+/// the rule or leaves one out, an answer other than sat/unsat, two cases with
+/// the same answers, a counterexample that is not a sat obligation of its
+/// case, or no case for the expected answers giving the expected verdict.
 Registry load_registry(const std::filesystem::path& dir = rules_dir());
 
 /// Parses "name=value" into (name, Param). Throws std::invalid_argument for a

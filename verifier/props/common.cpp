@@ -71,14 +71,10 @@ Obligation& discharge(PropositionResult& out, const std::string& id, const std::
   ob.reason = r.reason;
   ob.model = r.model;
   ob.cached = r.cached;
+  ob.premises = r.premises;
+  ob.premises_reason = r.premises_reason;
   out.obligations.push_back(std::move(ob));
   return out.obligations.back();
-}
-
-bool any_inconclusive(const PropositionResult& r) {
-  for (const auto& o : r.obligations)
-    if (!smt::is_definite(o.result)) return true;
-  return false;
 }
 
 const smt::ModelValue& model_value(const Obligation& ob, const std::string& name) {

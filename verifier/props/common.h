@@ -39,9 +39,6 @@ Obligation& discharge(PropositionResult& out, const std::string& id, const std::
 Obligation& discharge(PropositionResult& out, const std::string& id, const std::string& claim,
                       const std::string& smt2, smt::Answer expected, unsigned timeout_ms);
 
-/// True if any obligation's answer is not sat/unsat.
-bool any_inconclusive(const PropositionResult& r);
-
 /// Looks a model value up by constant name; throws if absent.
 const smt::ModelValue& model_value(const Obligation& ob, const std::string& name);
 /// The double value of a model entry (decimal text, or decoded FP bits).

@@ -64,22 +64,21 @@ FUSECERT_ENCODER(encode_P2) {
               q, Answer::Sat, opt.timeout_ms);
   }
   const auto& ob = out.obligations;
-  bool identities = ob[0].result == Answer::Unsat && ob[1].result == Answer::Unsat;
+  // Notes read only decided answers (an unsat over unsat premises proves nothing).
+  auto proved = [](const Obligation& o) { return o.decided() && o.result == Answer::Unsat; };
+  bool identities = proved(ob[0]) && proved(ob[1]);
   bool m_unrecoverable = ob[2].result == Answer::Sat, v_unrecoverable = ob[3].result == Answer::Sat;
-  if (!identities) {
-    out.verdict = Verdict::Inconclusive;
+  // The verdict is the rules file's (rules/propositions.yaml, verdict_rule).
+  if (!identities)
     out.notes.push_back("an identity obligation did not hold: the encoding does not support the argument");
-  } else {
-    out.verdict = (m_unrecoverable || v_unrecoverable) ? Verdict::Refuted : Verdict::Holds;
-  }
-  if (ob[2].result == Answer::Unsat)
+  if (proved(ob[2]))
     out.notes.push_back("with beta1 = " + params.at("beta1").text + ", c = " + cp.text +
                         " the first moment IS recoverable from m_t(1) (m_t(c) = c*m_t(1) + (1-c)*beta1*m_{t-1} needs no "
                         "O(P) tensor)");
-  if (ob[3].result == Answer::Unsat)
+  if (proved(ob[3]))
     out.notes.push_back("with beta2 = " + params.at("beta2").text + ", c = " + cp.text +
                         " the second moment IS recoverable from v_t(1)");
-  if (ob[2].result == Answer::Unsat && v_unrecoverable)
+  if (proved(ob[2]) && v_unrecoverable)
     out.notes.push_back("the second moment still is not recoverable: exact fusion still needs an O(P) tensor");
   const Obligation* sat_ob = v_unrecoverable ? &ob[3] : (m_unrecoverable ? &ob[2] : nullptr);
   if (identities && sat_ob) {

@@ -43,8 +43,7 @@ FUSECERT_ENCODER(encode_P2b) {
     discharge(out, "P2b.spike_step_ne_exact", "the delayed step's v differs from the exactly clipped v on the spike step",
               q, Answer::Unsat, opt.timeout_ms);
   }
-  const auto& ob = out.obligations;
-  out.verdict = (ob[0].result == Answer::Unsat && ob[1].result == Answer::Unsat) ? Verdict::Refuted : Verdict::Holds;
+  // The verdict is the rules file's (rules/propositions.yaml, verdict_rule).
   if (opt.witnesses) {
     auto w = witness::spike(params, "delayed");
     set_witness(out, spec, w.protocol, w.figures, out.params_overridden);

@@ -72,7 +72,7 @@ FUSECERT_ENCODER(encode_P2c) {
                           "not bit equality");
     }
   }
-  out.verdict = out.obligations[0].result == Answer::Unsat ? Verdict::Holds : Verdict::Refuted;
+  // The verdict is the rules file's (rules/propositions.yaml, verdict_rule).
 }
 
 }  // namespace fusecert::verifier::props

@@ -107,10 +107,8 @@ FUSECERT_ENCODER(encode_P3) {
       out.counterexample = cx;
     }
   }
+  // The verdict is the rules file's (rules/propositions.yaml, verdict_rule).
   const auto& ob = out.obligations;
-  bool affine_exact = ob[0].result == Answer::Unsat && ob[1].result == Answer::Unsat;
-  bool owners = ob[2].result == Answer::Unsat && ob[3].result == Answer::Unsat;
-  out.verdict = affine_exact && owners ? Verdict::Holds : Verdict::Refuted;
   if (ob[4].result == Answer::Sat)
     out.notes.push_back("the trick is for affine A only: AdamW's quadratic v on per-rank partials is wrong "
                         "(counterexample), so the checker refuses it");

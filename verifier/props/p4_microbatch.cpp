@@ -62,10 +62,7 @@ FUSECERT_ENCODER(encode_P4) {
       out.counterexample = cx;
     }
   }
-  const auto& ob = out.obligations;
-  bool affine = ob[0].result == Answer::Unsat, adam = ob[1].result == Answer::Unsat;
-  out.verdict = affine && adam ? Verdict::Holds : affine ? Verdict::Conditional : Verdict::Refuted;
-  if (out.verdict == Verdict::Conditional) out.notes.push_back("holds for affine A (SGD, momentum) only");
+  // The verdict (and its note) is the rules file's (rules/propositions.yaml, verdict_rule).
 }
 
 }  // namespace fusecert::verifier::props

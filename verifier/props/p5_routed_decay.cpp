@@ -97,11 +97,7 @@ FUSECERT_ENCODER(encode_P5) {
               "at the fixed points folded m -> g and correct m -> p*g, so the ratio is 1/p", q, Answer::Unsat,
               opt.timeout_ms);
   }
-  const auto& ob = out.obligations;
-  bool dense_ok = ob[0].result == Answer::Unsat, routed_breaks = ob[1].result == Answer::Unsat;
-  out.verdict = dense_ok && routed_breaks ? Verdict::Refuted : Verdict::Holds;
-  if (out.verdict == Verdict::Refuted)
-    out.notes.push_back("safe only for dense routing; conditionally routed weights need a gradient-free decay pass");
+  // The verdict (and its note) is the rules file's (rules/propositions.yaml, verdict_rule).
   if (opt.witnesses) {
     auto w = witness::routed_decay(params);
     set_witness(out, spec, w.protocol, w.figures, out.params_overridden);

@@ -59,10 +59,7 @@ FUSECERT_ENCODER(encode_P6) {
               "with an fp32 state a gain of at least " + params.at("min_gain").text + "x is possible", q, Answer::Sat,
               opt.timeout_ms);
   }
-  const auto& ob = out.obligations;
-  bool bounded = ob[0].result == Answer::Unsat && ob[1].result == Answer::Unsat;
-  bool realizable = ob[2].result == Answer::Sat;
-  out.verdict = bounded && realizable ? Verdict::Conditional : realizable ? Verdict::Holds : Verdict::Refuted;
+  // The verdict is the rules file's (rules/propositions.yaml, verdict_rule).
   out.notes.push_back("fusion removes the bf16 gradient rounding; a bf16 state masks it (gain <= 2x), an fp32 state "
                       "realizes it (bound 1 + 2^16)");
   if (opt.witnesses) {

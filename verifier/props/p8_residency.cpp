@@ -80,9 +80,7 @@ FUSECERT_ENCODER(encode_P8) {
               "a gradient result escaping the fused op must exist in full (M×N), so residency is not tile", q,
               Answer::Sat, opt.timeout_ms);
   }
-  const auto& ob = out.obligations;
-  bool holds = ob[0].result == Answer::Unsat && ob[1].result == Answer::Sat && ob[2].result == Answer::Sat;
-  out.verdict = holds ? Verdict::Holds : Verdict::Refuted;
+  // The verdict is the rules file's (rules/propositions.yaml, verdict_rule).
   out.notes.push_back("holds when the IR shows no gradient-shaped allocation or escape: `fusecert certify` counts "
                       "them on every fused op (obligation P8.residency)");
 }

@@ -57,10 +57,7 @@ FUSECERT_ENCODER(encode_P9) {
   discharge(out, "P9.global",
                  "a tensor-wide reduction (global-norm clipping) reads outside the producer tile for some tile size",
                  ir::locality_query(ir::problem_for(ir::Locality::Global, shape)), Answer::Sat, opt.timeout_ms);
-  const auto& ob = out.obligations;
-  bool holds = ob[0].result == Answer::Unsat && ob[1].result == Answer::Sat && ob[2].result == Answer::Unsat &&
-               ob[3].result == Answer::Sat;
-  out.verdict = holds ? Verdict::Holds : Verdict::Refuted;
+  // The verdict is the rules file's (rules/propositions.yaml, verdict_rule).
   out.notes.push_back("coordinate ⊏ row/column ⊏ block ⊏ tensor ⊏ layer ⊏ global; `fusecert certify` runs the same "
                       "query on each linalg.generic consumer's own indexing maps (obligation P9.locality)");
 }

@@ -37,6 +37,11 @@ ordered_json counterexample_json(const std::optional<Counterexample>& cx) {
           {"replay_confirms", cx->replay_confirms}};
 }
 
+// Non-vacuity: the answer to the premises alone (unsat results), else null.
+static ordered_json premises_json(const Obligation& o) {
+  return o.premises ? ordered_json(std::string(smt::to_string(*o.premises))) : ordered_json(nullptr);
+}
+
 static ordered_json witness_json(const std::optional<Witness>& w) {
   if (!w) return nullptr;
   ordered_json o = ordered_json::object();
@@ -75,7 +80,9 @@ ordered_json render_json(const std::vector<PropositionResult>& rs, const Registr
                      {"expected", std::string(smt::to_string(o.expected))},
                      {"result", std::string(smt::to_string(o.result))},
                      {"time_ms", o.time_ms}};
+      j["premises"] = premises_json(o);
       if (!o.reason.empty()) j["reason"] = o.reason;
+      if (!o.premises_reason.empty()) j["premises_reason"] = o.premises_reason;
       if (!o.model.empty()) j["model"] = model_json(o.model);
       obs.push_back(j);
     }
@@ -108,7 +115,8 @@ ordered_json render_certificate(const PropositionResult& r, const Registry& reg)
                    {"how", "smt"},
                    {"smt2", o.smt2},
                    {"expected", std::string(smt::to_string(o.expected))},
-                   {"result", std::string(smt::to_string(o.result))}});
+                   {"result", std::string(smt::to_string(o.result))},
+                   {"premises", premises_json(o)}});
   ordered_json c = {{"format", "fusecert-proposition-certificate/1"},
           {"tool", {{"name", "fusecert"}, {"version", tool_version()}}},
           {"z3_version", z3_version()},

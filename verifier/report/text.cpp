@@ -45,6 +45,10 @@ std::string render_text(const std::vector<PropositionResult>& rs, bool verbose) 
         << (ob.result != ob.expected ? "  <-- unexpected" : "") << "\n";
       o << "      " << ob.claim << "\n";
       if (!ob.reason.empty()) o << "      solver: " << ob.reason << "\n";
+      if (ob.premises)
+        o << "      premises alone: " << smt::to_string(*ob.premises)
+          << (*ob.premises == smt::Answer::Sat ? " (non-vacuous)" : "  <-- not proved") << "\n";
+      if (!ob.premises_reason.empty()) o << "      premises: " << ob.premises_reason << "\n";
       if (verbose) o << ob.smt2 << "\n";
     }
     if (r.counterexample) {
