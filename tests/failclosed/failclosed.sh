@@ -11,7 +11,7 @@
 #        merge_symlink_out, recertify_stale_tree, recertify_stale_single,
 #        prove_param_small, validate_timeout.
 # A missing solver is a tool error (exit 2); a solver that times out leaves the
-# certificate unverified (exit 2, "timeout"), never valid and never "invalid".
+# certificate unverified (exit 4, "timeout"), never valid and never "invalid".
 set -uo pipefail
 BIN=$1 SRC=$2 CASE=$3
 W=$(mktemp -d "${TMPDIR:-/tmp}/fusecert-failclosed.XXXXXX") || exit 1
@@ -27,11 +27,11 @@ make_cert() {
   CERT=$(ls "$W"/certs/*.cert.json | head -1)
   "$BIN" check-cert "$CERT" --ir "$IR" > "$W/ok.out" 2>&1 || fail "baseline check-cert is not valid: $(cat "$W/ok.out")"
 }
-# check-cert with the fake solver must say invalid (exit 1) or error (exit 2).
+# check-cert with the fake solver must say invalid (exit 1) or unverified (exit 4).
 expect_not_valid() {
   "$BIN" check-cert "$CERT" --solver "$1" --timeout-ms 5000 > "$W/cc.out" 2>&1
   rc=$?; cat "$W/cc.out"
-  [ $rc -eq 1 ] || [ $rc -eq 2 ] || fail "check-cert exit $rc with a broken solver (expected 1 invalid or 2 error)"
+  [ $rc -eq 1 ] || [ $rc -eq 4 ] || fail "check-cert exit $rc with a broken solver (expected 1 invalid or 4 unverified)"
   grep -qiE 'invalid|error' "$W/cc.out" || fail "no invalid/error diagnostic"
   ! grep -qiE '(^|[^n])valid certificate|: valid' "$W/cc.out" || fail "reported a certificate valid"
 }
@@ -75,7 +75,7 @@ case $CASE in
     timeout -s KILL 60 "$BIN" check-cert "$CERT" --solver "$W/fake-solver" --timeout-ms 1000 > "$W/cc.out" 2>&1
     rc=$?; cat "$W/cc.out"; took=$(( $(date +%s) - start ))
     [ $rc -ne 137 ] || fail "check-cert hung on a solver that never answers (killed after 60 s)"
-    [ $rc -eq 2 ] || fail "check-cert exit $rc with a hanging solver (expected 2: unverified)"
+    [ $rc -eq 4 ] || fail "check-cert exit $rc with a hanging solver (expected 4: unverified)"
     [ $took -le 30 ] || fail "check-cert took $took s with --timeout-ms 1000"
     grep -q ': unverified' "$W/cc.out" || fail "not reported unverified"
     ! grep -qiE ': valid|: invalid' "$W/cc.out" || fail "a hanging solver judged the certificate" ;;
@@ -91,7 +91,7 @@ case $CASE in
     make_cert; fake 'echo "cvc5 interrupted by timeout."; kill -ABRT $$'
     "$BIN" check-cert "$CERT" --solver "$W/fake-solver" --timeout-ms 5000 > "$W/cc.out" 2>&1
     rc=$?; cat "$W/cc.out"
-    [ $rc -eq 2 ] || fail "check-cert exit $rc with a timed-out solver (expected 2: unverified)"
+    [ $rc -eq 4 ] || fail "check-cert exit $rc with a timed-out solver (expected 4: unverified)"
     grep -q ': unverified' "$W/cc.out" || fail "not reported unverified"
     grep -q 'timeout' "$W/cc.out" || fail "the timeout is not named"
     ! grep -qiE 'killed|signal|: valid|: invalid' "$W/cc.out" || fail "a timeout reported as a crash, valid or invalid" ;;

@@ -1,14 +1,15 @@
 // fusecert check-cert CERT... [--ir FILE] [--solver z3|cvc5|PATH]
 // Re-verifies certificates on their own: schema, digest, the obligation
 // table (ids, how, expected, decides, a complete set for a legal verdict),
-// the verdict rule, the query whitelist and hashes; with --ir the input's
-// SHA-256 and a re-derivation of every obligation, compared before any
-// solver runs, and only the regenerated queries solved (valid). Without
-// --ir the certificate's whitelisted queries are re-run and it is at most
-// "consistent" (not verified). Exit (docs/certificates.md): 0 all valid,
-// 1 any invalid, 2 a certificate or IR file that cannot be read, a solver
-// that cannot be run, or a certificate unverified (a query the solver could
-// not decide), 4 consistent or stale (not verified). 2 > 1 > 4 > 0.
+// the verdict rule, the query whitelist and hashes, every unsat answer's
+// premise check (non-vacuity); with --ir the input's SHA-256 and a
+// re-derivation of every obligation, compared before any solver runs, and
+// only the regenerated queries (and their premises) solved (valid). Without
+// --ir the certificate's whitelisted queries and their premises are re-run
+// and it is at most "consistent" (not verified). Exit (docs/certificates.md):
+// 0 all valid, 1 any invalid, 2 a certificate or IR file that cannot be read
+// or a solver that cannot be run, 4 not verified: consistent, stale, or
+// unverified (a query the solver could not decide). 2 > 1 > 4 > 0.
 #include <iostream>
 
 #include "support/files.h"
@@ -90,11 +91,10 @@ void add_check_cert_command(CLI::App& app, int& exit_code) {
       }
       cert::CheckOutcome c = cert::check_certificate(text, ir, solver, o->timeout_ms, regenerate);
       const std::string status = c.status();
-      // 2 (unverified, unreadable) > 1 (invalid) > 4 (consistent or stale:
+      // 2 (unreadable) > 1 (invalid) > 4 (unverified, consistent or stale:
       // not verified) > 0 (valid: every obligation re-derived).
-      if (status == "unverified") rc = 2;
-      else if (status == "invalid" && rc != 2) rc = 1;
-      else if ((status == "consistent" || status == "stale") && rc == 0) rc = 4;
+      if (status == "invalid" && rc != 2) rc = 1;
+      else if ((status == "unverified" || status == "consistent" || status == "stale") && rc == 0) rc = 4;
       std::string scope;
       if (status == "consistent")
         scope = "not verified: no obligation was re-derived" +

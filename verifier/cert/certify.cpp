@@ -183,17 +183,23 @@ InputReport certify_file(const std::string& path, unsigned timeout_ms) {
 }
 
 int exit_code(const std::vector<InputReport>& in) {
-  bool err = false, illegal = false;
+  bool err = false, open = false, illegal = false;
   for (auto& r : in) {
     if (r.has_errors() && r.candidates.empty()) err = true;
     for (auto& d : r.diags)
       if (d.severity == "error") err = true;
     for (auto& c : r.candidates) {
-      if (c.verdict == "inconclusive") err = true;
+      for (auto& d : c.diags)
+        if (d.severity == "error") err = true;
+      if (c.verdict == "inconclusive") open = true;
       if (c.verdict == "illegal") illegal = true;
     }
   }
-  return err ? 2 : illegal ? 1 : 0;
+  // 2 an input error or any error diagnostic (a missing key, an unknown op, a
+  // consumer body the solver could not decide), 3 an inconclusive candidate
+  // with no error diagnostic (an SMT obligation not decided: a timeout, or an
+  // unsat answer over unsat premises, vacuous), 1 illegal.
+  return err ? 2 : open ? 3 : illegal ? 1 : 0;
 }
 
 std::string z3_version() {
@@ -232,6 +238,8 @@ json obligation_json(const guards::Obligation& o, bool with_time) {
     j["logic"] = o.logic;
     j["fp_exp"] = o.fp_exp;
     j["smt2_sha256"] = support::sha256_hex(*o.smt2);
+    // Non-vacuity: the answer to the premises alone, recorded for every unsat answer.
+    j["premises"] = o.premises.empty() ? json(nullptr) : json(o.premises);
     if (!o.reason.empty()) j["reason"] = o.reason;
   }
   if (with_time) j["time_ms"] = o.time_ms;

@@ -121,6 +121,12 @@ struct CheckOutcome {
 void compare_answer(const std::string& id, const std::string& ans, const std::string& rec, const Solver& solver,
                     unsigned timeout_ms, CheckOutcome& out);
 
+/// Re-solves an smt obligation `o` (a certificate's JSON form: id, smt2,
+/// fp_exp, actual, premises) with `solver` and compares the answer with
+/// `actual`; for an unsat answer also its premises alone against `premises`
+/// (non-vacuity). Returns how many queries were solved.
+size_t recheck_smt(const nlohmann::json& o, const Solver& solver, unsigned timeout_ms, CheckOutcome& out);
+
 /// Whether `s` can be run: nullopt when it can, else why not (a missing or
 /// non-executable binary is a tool error, not an invalid certificate).
 std::optional<std::string> solver_unavailable(const Solver& s);

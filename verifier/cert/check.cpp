@@ -16,6 +16,7 @@
 #include "verifier/cert/check_proposition.h"
 #include "verifier/guards/obligations.h"
 #include "verifier/report/report.h"
+#include "verifier/smt/query.h"
 #include "verifier/smt/whitelist.h"
 
 namespace fusecert::cert {
@@ -242,6 +243,17 @@ std::vector<std::string> validate(const json& j) {
             !has_str(o, "smt2_sha256"))
           p.push_back(w + ": smt obligations need smt2, logic, fp_exp, smt2_sha256");
         if (!answers.count(o["expected"]) || !answers.count(o["actual"])) p.push_back(w + ": expected/actual must be solver answers");
+        // Non-vacuity: an unsat answer records the answer to its premises alone.
+        if (!o.contains("premises") || !(o["premises"].is_null() || o["premises"].is_string()))
+          p.push_back(w + ": smt obligations need premises (the premise check's answer, or null)");
+        else if (o["actual"] == "unsat" && !o["premises"].is_string())
+          p.push_back(w + ": unsat with no recorded premise check (non-vacuity): the certificate cannot show its "
+                          "premises are satisfiable");
+        else if (o["actual"] == "unsat" && !answers.count(o["premises"]))
+          p.push_back(w + ": premises must be a solver answer");
+        else if (o["actual"] != "unsat" && !o["premises"].is_null())
+          p.push_back(w + ": a premise check is recorded for a " + o["actual"].get<std::string>() +
+                          " answer (only unsat answers have one)");
       } else if (how == "structural") {
         if (o["expected"] != "holds" || !structural.count(o["actual"]))
           p.push_back(w + ": structural obligations expect holds; actual is holds, violated or missing");
@@ -264,6 +276,7 @@ guards::Obligation from_json(const json& o) {
   g.decides = o["decides"];
   g.expected = o["expected"];
   g.actual = o["actual"];
+  if (o.contains("premises") && o["premises"].is_string()) g.premises = o["premises"];
   return g;
 }
 
@@ -286,6 +299,28 @@ void compare_answer(const std::string& id, const std::string& ans, const std::st
                           "; the certificate records " + rec + " — not re-verified with this solver" +
                           (ans == "timeout" ? " (a longer --timeout-ms or another --solver may decide it)"
                                             : " (another --solver may decide it)"));
+}
+
+size_t recheck_smt(const json& o, const Solver& solver, unsigned timeout_ms, CheckOutcome& out) {
+  const std::string id = o["id"], text = o["smt2"], rec = o["actual"];
+  const bool fp_exp = o["fp_exp"].get<bool>();
+  compare_answer(id, run_solver(solver, text, fp_exp, timeout_ms), rec, solver, timeout_ms, out);
+  if (rec != "unsat") return 1;
+  // Non-vacuity re-run: an unsat answer is a proof only over satisfiable
+  // premises. `text` passed the whitelist; the premise text passes it again
+  // inside run_solver before the solver parses it.
+  std::string ptext;
+  try {
+    ptext = smt::premises_smt2(text);
+  } catch (const z3::exception&) {
+    out.valid = false;
+    out.problems.push_back(id + ": the query does not parse, so its premises cannot be separated");
+    return 1;
+  }
+  compare_answer(id + " (premises alone)", run_solver(solver, ptext, fp_exp, timeout_ms),
+                 o.value("premises", json()).is_string() ? o["premises"].get<std::string>() : std::string("null"),
+                 solver, timeout_ms, out);
+  return 2;
 }
 
 namespace {
@@ -340,7 +375,7 @@ void rederive(const json& j, const std::pair<std::string, std::string>& ir, cons
                       std::to_string(b.size()));
   for (size_t i = 0; i < std::min(a.size(), b.size()); ++i) {
     // Every field of each obligation, in this order first.
-    std::vector<std::string> keys = {"id", "how", "expected", "actual", "evidence", "smt2", "decides"};
+    std::vector<std::string> keys = {"id", "how", "expected", "actual", "premises", "evidence", "smt2", "decides"};
     for (const json* o : {&a[i], &b[i]})
       if (o->is_object())
         for (auto& [k, v] : o->items())
@@ -349,7 +384,7 @@ void rederive(const json& j, const std::pair<std::string, std::string>& ir, cons
       json x = a[i].value(k, json()), y = b[i].is_object() ? b[i].value(k, json()) : json();
       if (x == y) continue;
       // The re-derivation's own solve could not decide: not evidence.
-      if (k == "actual" && x.is_string() && !definite(x.get<std::string>())) {
+      if ((k == "actual" || k == "premises") && x.is_string() && !definite(x.get<std::string>())) {
         out.undecided.push_back(b[i].value("id", std::string("?")) + ": the re-derivation's Z3 answered " +
                                 x.get<std::string>() + "; the certificate records " + y.dump() +
                                 " — not re-verified (a longer --timeout-ms may decide it)");
@@ -398,12 +433,8 @@ void rederive(const json& j, const std::pair<std::string, std::string>& ir, cons
     return;
   }
   size_t n = 0;
-  for (auto& o : a) {
-    if (o["how"] != "smt") continue;
-    compare_answer(o["id"], run_solver(solver, o["smt2"], o["fp_exp"].get<bool>(), timeout_ms), o["actual"], solver,
-                   timeout_ms, out);
-    ++n;
-  }
+  for (auto& o : a)
+    if (o["how"] == "smt") n += recheck_smt(o, solver, timeout_ms, out);
   out.checked.push_back(std::to_string(n) + " regenerated SMT queries solved with " + solver.name);
 }
 
@@ -517,12 +548,8 @@ CheckOutcome check_certificate(const std::string& cert_text,
   // At most "consistent": the queries and structural facts are the
   // certificate's word, not re-derived from a module.
   size_t n = 0;
-  for (auto& o : j["obligations"]) {
-    if (o["how"] != "smt") continue;
-    compare_answer(o["id"], run_solver(solver, o["smt2"], o["fp_exp"].get<bool>(), timeout_ms), o["actual"], solver,
-                   timeout_ms, out);
-    ++n;
-  }
+  for (auto& o : j["obligations"])
+    if (o["how"] == "smt") n += recheck_smt(o, solver, timeout_ms, out);
   out.checked.push_back(std::to_string(n) + " SMT queries re-run with " + solver.name);
   for (auto& o : j["obligations"])
     if (o["how"] == "structural") ++out.structural_unchecked;

@@ -1,18 +1,23 @@
 // check-cert for `fusecert prove --certify` output
 // (format fusecert-proposition-certificate/1, docs/prover.md): a
 // proposition's obligations with their SMT-LIB2 text. Checked like a
-// legality certificate, then re-derived: the same prover query is run again
-// (fusecert prove ID with the certificate's parameters) and its obligations
-// and verdict must equal the certificate's — the digest only detects
-// corruption; the re-derivation decides, so an edited verdict is invalid.
-// A certificate from another fusecert version or rules file is "stale": its
-// obligations need not be what this prover writes.
+// legality certificate (fields, query whitelist, digest, every unsat answer's
+// premise check recorded: non-vacuity), then re-derived: the same prover
+// query is run again (fusecert prove ID with the certificate's parameters)
+// and its obligations (premise checks included) and verdict must equal the
+// certificate's, and the verdict must follow from the recorded answers by
+// the proposition's verdict rule (rules/propositions.yaml) — the digest only
+// detects corruption; the re-derivation decides, so an edited verdict is
+// invalid. A certificate from another fusecert version or rules file is
+// "stale": its obligations need not be what this prover writes.
 #include "verifier/cert/check_proposition.h"
 
 #include <set>
 
+#include "verifier/core/verdict_rule.h"
 #include "verifier/prover.h"
 #include "verifier/report/report.h"
+#include "verifier/smt/query.h"
 #include "verifier/smt/whitelist.h"
 
 namespace fusecert::cert {
@@ -22,6 +27,45 @@ using nlohmann::json;
 bool is_proposition_certificate(const json& j) {
   return j.is_object() && j.contains("format") && j["format"] == kPropositionFormat;
 }
+
+namespace {
+
+// The verdict the rules give for the certificate's recorded answers; "" with
+// `why` set when they cannot be applied.
+std::string rederive_verdict(const json& j, const verifier::Registry& reg, std::string& why) {
+  const verifier::PropositionSpec* spec = reg.find(j["id"].get<std::string>());
+  if (!spec) {
+    why = "the rules have no proposition " + j["id"].get<std::string>();
+    return "";
+  }
+  verifier::PropositionResult r;
+  r.id = spec->id;
+  for (const auto& o : j["obligations"]) {
+    verifier::Obligation ob;
+    ob.id = o["id"];
+    ob.expected = *smt::parse_answer(o["expected"].get<std::string>());
+    ob.result = *smt::parse_answer(o["result"].get<std::string>());
+    if (o.contains("premises") && o["premises"].is_string())
+      if (auto p = smt::parse_answer(o["premises"].get<std::string>())) ob.premises = *p;
+    r.obligations.push_back(ob);
+  }
+  const json& cx = j.value("counterexample", json());
+  if (cx.is_object()) {
+    verifier::Counterexample c;
+    c.obligation = cx.value("obligation", std::string());
+    c.replay_confirms = cx.value("replay_confirms", false);
+    r.counterexample = c;
+  }
+  try {
+    verifier::apply_verdict_rule(*spec, r);
+  } catch (const verifier::SpecError& e) {
+    why = e.what();
+    return "";
+  }
+  return verifier::to_string(r.verdict);
+}
+
+}  // namespace
 
 CheckOutcome check_proposition_certificate(const json& j, const Solver& solver, unsigned timeout_ms) {
   CheckOutcome out;
@@ -36,6 +80,10 @@ CheckOutcome check_proposition_certificate(const json& j, const Solver& solver, 
   if (!j.contains("params") || !j["params"].is_object()) bad("schema: 'params' must be an object");
   if (!j.contains("obligations") || !j["obligations"].is_array() || j["obligations"].empty())
     bad("schema: 'obligations' must be a non-empty array");
+  if (j.contains("counterexample") && !j["counterexample"].is_null() &&
+      !(j["counterexample"].is_object() && str(j["counterexample"], "obligation") &&
+        j["counterexample"].contains("replay_confirms") && j["counterexample"]["replay_confirms"].is_boolean()))
+    bad("schema: 'counterexample' must be null or an object with a string 'obligation' and a boolean 'replay_confirms'");
   if (!out.valid) return out;
   for (auto& [k, v] : j["params"].items())
     if (!v.is_string()) bad("schema: parameter '" + k + "' must be a string");
@@ -57,7 +105,18 @@ CheckOutcome check_proposition_certificate(const json& j, const Solver& solver, 
     if (!kAnswers.count(result) || !kAnswers.count(expected)) bad(id + ": answers must be sat, unsat, unknown, timeout or error");
     if (o.contains("how") && o["how"] != "smt") bad(id + ": how must be smt (a proposition's obligations are SMT queries)");
     if (auto why = smt::whitelist_problem(o["smt2"].get<std::string>())) bad(id + ": not a query fusecert writes: " + *why);
-    all_decided &= result == "sat" || result == "unsat";
+    // Non-vacuity: an unsat answer carries the answer to its premises alone.
+    const bool premises_rec = o.contains("premises") && o["premises"].is_string();
+    if (result == "unsat") {
+      if (!premises_rec)
+        bad(id + ": unsat with no recorded premise check (non-vacuity): the certificate cannot show its premises "
+                 "are satisfiable");
+      else if (!kAnswers.count(o["premises"].get<std::string>()))
+        bad(id + ": premises must be sat, unsat, unknown, timeout or error");
+    } else if (o.contains("premises") && !o["premises"].is_null()) {
+      bad(id + ": a premise check is recorded for a " + result + " answer (only unsat answers have one)");
+    }
+    all_decided &= result == "sat" || (result == "unsat" && premises_rec && o["premises"] == "sat");
   }
   if (!out.valid) return out;
   out.checked.push_back("schema " + std::string(kPropositionFormat) + " and query whitelist");
@@ -67,10 +126,11 @@ CheckOutcome check_proposition_certificate(const json& j, const Solver& solver, 
   }
   out.checked.push_back("digest");
   if (!all_decided && verdict != "inconclusive") {
-    bad("verdict \"" + verdict + "\" with an undecided obligation (only inconclusive follows from a timeout or unknown)");
+    bad("verdict \"" + verdict + "\" with an undecided or vacuous obligation (only inconclusive follows from a "
+        "timeout, unknown or unsat premises)");
     return out;
   }
-  out.checked.push_back("verdict rule (definite only when every obligation is decided)");
+  out.checked.push_back("verdict rule (definite only when every obligation is decided and non-vacuous)");
 
   // Another fusecert or rules file: not this prover's query to re-derive.
   verifier::Registry reg;
@@ -89,6 +149,16 @@ CheckOutcome check_proposition_certificate(const json& j, const Solver& solver, 
     out.stale = "written with another rules file (rules_sha256 " + j["rules_sha256"].get<std::string>().substr(0, 12) +
                 "…, this one " + reg.sha256.substr(0, 12) + "…): re-run fusecert prove " + j["id"].get<std::string>();
     return out;
+  }
+  // The verdict the proposition's rule gives for the recorded answers.
+  {
+    std::string why, v = rederive_verdict(j, reg, why);
+    if (v.empty()) bad("the verdict rule cannot be applied: " + why);
+    else if (v != verdict)
+      bad("verdict \"" + verdict + "\" does not follow from the recorded answers (the rule gives \"" + v + "\")");
+    else
+      out.checked.push_back("verdict re-derived by the rules file");
+    if (!out.valid) return out;
   }
   // Re-derive: the same prover query, with the certificate's parameters.
   verifier::ProveOptions opt;
@@ -124,13 +194,14 @@ CheckOutcome check_proposition_certificate(const json& j, const Solver& solver, 
     bad("re-derivation gives " + std::to_string(a.size()) + " obligations, the certificate has " + std::to_string(b.size()));
   bool undecided = false;
   for (size_t i = 0; i < std::min(a.size(), b.size()); ++i)
-    for (const char* k : {"id", "smt2", "expected", "result"}) {
+    for (const char* k : {"id", "smt2", "expected", "result", "premises"}) {
       if (a[i].value(k, json()) == b[i].value(k, json())) continue;
-      const std::string x = a[i].value(k, std::string());
-      if (std::string(k) == "result" && x != "sat" && x != "unsat") {
+      const std::string x = a[i].value(k, json()).is_string() ? a[i][k].get<std::string>() : std::string("null");
+      if ((std::string(k) == "result" || std::string(k) == "premises") && x != "sat" && x != "unsat" && x != "null") {
         undecided = true;
         out.undecided.push_back(b[i].value("id", std::string("?")) + ": the re-derivation's Z3 answered " + x +
-                                "; the certificate records " + b[i].value(k, std::string()) +
+                                "; the certificate records " +
+                                (b[i].value(k, json()).is_string() ? b[i][k].get<std::string>() : std::string("null")) +
                                 " — not re-verified (a longer --timeout-ms may decide it)");
         continue;
       }
@@ -150,6 +221,13 @@ CheckOutcome check_proposition_certificate(const json& j, const Solver& solver, 
     const std::string text = o["smt2"];
     const bool fp_exp = text.find("(_ FloatingPoint 8 8)") != std::string::npos;  // bf16 needs cvc5 --fp-exp
     compare_answer(o["id"], run_solver(solver, text, fp_exp, timeout_ms), o["result"], solver, timeout_ms, out);
+    ++n;
+    if (o["result"] != "unsat" || !o.value("premises", json()).is_string()) continue;
+    // Non-vacuity with this solver too: the premises alone (Z3's printing of
+    // regenerated text; run_solver whitelists it before the solver reads it).
+    compare_answer(o["id"].get<std::string>() + " (premises alone)",
+                   run_solver(solver, smt::premises_smt2(text), fp_exp, timeout_ms), o["premises"], solver,
+                   timeout_ms, out);
     ++n;
   }
   out.checked.push_back(std::to_string(n) + " regenerated SMT queries solved with " + solver.name);

@@ -11,7 +11,9 @@
 namespace fusecert::guards {
 
 bool Obligation::definite() const {
-  if (how == "smt") return actual == "sat" || actual == "unsat";
+  // An unsat answer decides only with satisfiable premises: over unsat ones
+  // every claim is unsat (vacuous), so it is neither proved nor refuted.
+  if (how == "smt") return actual == "sat" || (actual == "unsat" && premises == "sat");
   return actual == "holds" || actual == "violated";
 }
 
@@ -78,8 +80,10 @@ Obligation& GuardContext::smt(const std::string& id, const std::string& claim, s
     }
   }
   o.actual = std::string(smt::to_string(r.answer));
+  if (r.premises) o.premises = std::string(smt::to_string(*r.premises));
   o.time_ms = r.time_ms;
   o.reason = r.reason;
+  if (!r.premises_reason.empty()) o.reason += (o.reason.empty() ? "" : "; ") + r.premises_reason;
   o.model = r.model;
   out.obligations.push_back(std::move(o));
   return out.obligations.back();

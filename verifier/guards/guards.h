@@ -59,6 +59,9 @@ struct Obligation {
   double time_ms = 0;      ///< reported, never written into certificates
   std::string reason;      ///< unknown / error reason
   std::vector<smt::ModelValue> model;
+  /// smt only, when `actual` is unsat: the answer to the premises alone
+  /// (non-vacuity, verifier/smt); an unsat answer is definite only when it is sat.
+  std::string premises;
   bool holds() const { return actual == expected; }
   bool definite() const;
 };

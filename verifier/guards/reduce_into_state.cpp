@@ -333,7 +333,7 @@ void guard_reduce_into_state(GuardContext& g) {
     for (const ir::Op* c : colls) ranks += (ranks.empty() ? "" : ", ") + std::to_string(static_cast<long long>(c->attr("ranks")->num));
     o.evidence = what + " at " + coll.loc.str() + " (" + std::to_string(colls.size()) + " collective(s), ranks " +
                  ranks + "); f = " + b.role + " of " + source;
-    if (o.actual == "unsat") {
+    if (o.actual == "unsat" && o.definite()) {  // non-vacuous: the premises are satisfiable
       auto& d = g.out.diags.emplace_back();
       d.severity = "remark";
       d.proposition = "P3";

@@ -110,7 +110,7 @@ void guard_single_use(GuardContext& g) {
     for (size_t i = 0; i < rec.roles.size(); ++i) roles += (i ? ", " : "") + std::string("in") + std::to_string(i) + "=" + rec.roles[i];
     for (size_t i = 0; i < rec.outputs.size(); ++i) roles += ", out" + std::to_string(i) + "=" + rec.outputs[i];
     o.evidence = "role assignment: " + roles;
-    if (o.actual == "unsat") {
+    if (o.actual == "unsat" && o.definite()) {  // non-vacuous: the premises are satisfiable
       g.out.recognized = rec.kind;
       g.out.roles = rec.roles;
       g.out.outputs = rec.outputs;

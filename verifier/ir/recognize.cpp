@@ -268,7 +268,7 @@ Recognition recognize_uncached(const Body& body, int grad_arg, int num_inputs,
       rec.roles = roles;
       rec.outputs.clear();
       for (int j : out_map) rec.outputs.push_back(ref.out[j]);
-      if (rec.result.answer == smt::Answer::Unsat) rec.kind = ref.kind;
+      if (smt::decided(rec.result) && rec.result.answer == smt::Answer::Unsat) rec.kind = ref.kind;  // non-vacuous
     };
     std::vector<std::string> first_roles;
     do {

@@ -128,7 +128,9 @@ ResultCheck check_result(const Program& p, const Side& b, const Side& a, size_t 
   rc.res = smt::solve_smt2(rc.smt2, opt.timeout_ms);
   rc.method = "Z3 over all operand values";
   switch (rc.res.answer) {
-    case smt::Answer::Unsat: rc.verdict = "equivalent"; break;
+    // Equivalent only when the premises (operand constraints) are satisfiable:
+    // otherwise the unsat answer is vacuous.
+    case smt::Answer::Unsat: rc.verdict = smt::decided(rc.res) ? "equivalent" : "inconclusive"; break;
     case smt::Answer::Sat: {
       rc.verdict = "not equivalent";
       std::map<std::string, double> in;
