@@ -189,16 +189,19 @@ int exit_code(const std::vector<InputReport>& in) {
     for (auto& d : r.diags)
       if (d.severity == "error") err = true;
     for (auto& c : r.candidates) {
-      for (auto& d : c.diags)
-        if (d.severity == "error") err = true;
-      if (c.verdict == "inconclusive") open = true;
+      // An inconclusive candidate with an error diagnostic has an input error
+      // (a missing key, a body the solver could not decide); an illegal one's
+      // errors are its findings.
+      bool cand_err = false;
+      for (auto& d : c.diags) cand_err |= d.severity == "error";
+      if (c.verdict == "inconclusive") (cand_err ? err : open) = true;
       if (c.verdict == "illegal") illegal = true;
     }
   }
-  // 2 an input error or any error diagnostic (a missing key, an unknown op, a
-  // consumer body the solver could not decide), 3 an inconclusive candidate
-  // with no error diagnostic (an SMT obligation not decided: a timeout, or an
-  // unsat answer over unsat premises, vacuous), 1 illegal.
+  // 2 an input error (an unparsable input, an unknown op; an inconclusive
+  // candidate with an error diagnostic), 3 an inconclusive candidate with no
+  // error diagnostic (an SMT obligation not decided: a timeout, or an unsat
+  // answer over unsat premises, vacuous), 1 illegal.
   return err ? 2 : open ? 3 : illegal ? 1 : 0;
 }
 

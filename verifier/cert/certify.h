@@ -124,7 +124,8 @@ void compare_answer(const std::string& id, const std::string& ans, const std::st
 /// Re-solves an smt obligation `o` (a certificate's JSON form: id, smt2,
 /// fp_exp, actual, premises) with `solver` and compares the answer with
 /// `actual`; for an unsat answer also its premises alone against `premises`
-/// (non-vacuity). Returns how many queries were solved.
+/// (non-vacuity). Returns 1: the checked lists count one re-run per
+/// obligation, its premise check included.
 size_t recheck_smt(const nlohmann::json& o, const Solver& solver, unsigned timeout_ms, CheckOutcome& out);
 
 /// Whether `s` can be run: nullopt when it can, else why not (a missing or
