@@ -380,9 +380,16 @@ void rederive(const json& j, const std::pair<std::string, std::string>& ir, cons
       if (o->is_object())
         for (auto& [k, v] : o->items())
           if (std::find(keys.begin(), keys.end(), k) == keys.end()) keys.push_back(k);
+    // When the re-derivation's own solve could not decide, the fields that
+    // follow from its answer (the premise check, the reason) differ too:
+    // that is the same undecided answer, not evidence.
+    const json ax = a[i].value("actual", json());
+    const bool undecided_i = ax.is_string() && !definite(ax.get<std::string>()) &&
+                             (!b[i].is_object() || b[i].value("actual", json()) != ax);
     for (const std::string& k : keys) {
       json x = a[i].value(k, json()), y = b[i].is_object() ? b[i].value(k, json()) : json();
       if (x == y) continue;
+      if (undecided_i && (k == "premises" || k == "reason")) continue;
       // The re-derivation's own solve could not decide: not evidence.
       if ((k == "actual" || k == "premises") && x.is_string() && !definite(x.get<std::string>())) {
         out.undecided.push_back(b[i].value("id", std::string("?")) + ": the re-derivation's Z3 answered " +
