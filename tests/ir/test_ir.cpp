@@ -9,6 +9,7 @@
 #include "verifier/ir/candidates.h"
 #include "verifier/ir/locality.h"
 #include "verifier/ir/recognize.h"
+#include "verifier/ir/split.h"
 
 using namespace fusecert;
 
@@ -331,4 +332,88 @@ TEST(ReduceIntoState, CollectiveKeysFailClosed) {
   for (int i = 0; i < 3; ++i) EXPECT_EQ(ir::collective_key_problems(t, *tc[i]).size(), 1u) << i;
   EXPECT_EQ(ir::collective_key_problems(t, *tc[2])[0].key, "ranks");
   EXPECT_TRUE(ir::collective_key_problems(t, *tc[3]).empty());
+}
+
+TEST(SplitInputFile, CutsOnMarkerLinesOnlyAndKeepsLines) {
+  const std::string text =
+      "a\n// -----\nb\n  // -----  \r\nc\n// ------------\nd\n// ----- trailing\ne\n// -----";
+  auto s = ir::split_input(text);
+  ASSERT_EQ(s.size(), 4u);
+  EXPECT_EQ(s[0].text, "a\n");
+  EXPECT_EQ(s[0].first_line, 1u);
+  EXPECT_EQ(s[1].text, "b\n");
+  EXPECT_EQ(s[1].first_line, 3u);
+  // A banner of dashes and a marker followed by text do not cut.
+  EXPECT_EQ(s[2].text, "c\n// ------------\nd\n// ----- trailing\ne\n");
+  EXPECT_EQ(s[2].first_line, 5u);
+  EXPECT_EQ(s[3].text, "");
+  EXPECT_EQ(s[3].first_line, 11u);
+  auto one = ir::split_input("x\ny\n");
+  ASSERT_EQ(one.size(), 1u);
+  EXPECT_EQ(one[0].text, "x\ny\n");
+}
+
+TEST(SplitInputFile, EachSplitIsItsOwnModuleWithTheFilesLines) {
+  const std::string ok = "func.func @f() {\n  return\n}\n";
+  const std::string text = ok + "// -----\n" + "func.func @g( {\n" + "// -----\n\n" + "// -----\n" + ok;
+  auto r = cert::certify_splits(text, "s.mlir", 30000);
+  ASSERT_EQ(r.size(), 4u);
+  for (size_t i = 0; i < r.size(); ++i) {
+    ASSERT_TRUE(r[i].split);
+    EXPECT_EQ(r[i].split->index, i);
+    EXPECT_EQ(r[i].split->count, 4u);
+    EXPECT_EQ(r[i].sha256, r[0].sha256);  // the whole file's
+  }
+  EXPECT_TRUE(r[0].parsed);
+  EXPECT_FALSE(r[0].has_errors());
+  // The broken split is an input error at its line in the file, and only it.
+  EXPECT_FALSE(r[1].parsed);
+  ASSERT_FALSE(r[1].diags.empty());
+  EXPECT_EQ(r[1].diags[0].rule, "input.parse");
+  EXPECT_EQ(r[1].diags[0].loc.line, 5u);
+  // A blank split is an empty module, not an error.
+  EXPECT_TRUE(r[2].parsed);
+  EXPECT_FALSE(r[2].has_errors());
+  EXPECT_EQ(r[2].split->line, 7u);
+  EXPECT_TRUE(r[3].parsed);
+  EXPECT_FALSE(r[3].has_errors());
+  EXPECT_EQ(r[3].split->line, 9u);
+  EXPECT_EQ(cert::exit_code({r[0]}), 0);
+  EXPECT_EQ(cert::exit_code(r), 2);
+}
+
+TEST(SplitInputFile, TooManySplitsIsOneInputError) {
+  std::string text;
+  for (size_t i = 0; i <= ir::kMaxSplits; ++i) text += "// -----\n";
+  auto r = cert::certify_splits(text, "many.mlir", 30000);
+  ASSERT_EQ(r.size(), 1u);
+  ASSERT_EQ(r[0].diags.size(), 1u);
+  EXPECT_EQ(r[0].diags[0].rule, "input.bounds");
+}
+
+TEST(FrontEnd, UpstreamDialectsParseInPrettySyntax) {
+  // scf, vector, math, gpu, llvm, bufferization: registered, so their custom
+  // syntax parses and their verifiers run.
+  auto r = ir::parse_mlir(
+      "func.func @k(%A: memref<128xf32>, %n: index, %t: tensor<4xf32>) {\n"
+      "  %c0 = arith.constant 0 : index\n"
+      "  %c4 = arith.constant 4 : index\n"
+      "  scf.for %i = %c0 to %n step %c4 {\n"
+      "    %v = vector.load %A[%i] : memref<128xf32>, vector<4xf32>\n"
+      "    %e = math.exp %v : vector<4xf32>\n"
+      "    vector.store %e, %A[%i] : memref<128xf32>, vector<4xf32>\n"
+      "  }\n"
+      "  %x = gpu.thread_id x\n"
+      "  %p = llvm.mlir.zero : !llvm.ptr\n"
+      "  %m = bufferization.to_memref %t : memref<4xf32>\n"
+      "  return\n"
+      "}\n",
+      "pretty.mlir");
+  for (auto& d : r.diags) ADD_FAILURE() << d.loc.str() << ": " << d.message;
+  EXPECT_TRUE(r.module.has_value());
+  // A verifier failure is input.verify, not input.parse.
+  auto v = ir::parse_mlir("func.func @f() -> i32 {\n  return\n}\n", "v.mlir");
+  EXPECT_FALSE(v.module.has_value());
+  ASSERT_FALSE(v.diags.empty());
+  EXPECT_EQ(v.diags[0].rule, "input.verify");
 }

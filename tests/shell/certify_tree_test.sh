@@ -58,7 +58,7 @@ assert s["illegal"] > 0 and s["legal"] > 0 and s["input_errors"] == 1, s
 sarif = json.load(open(os.path.join(out, "results.sarif")))
 assert sarif["version"] == "2.1.0" and len(sarif["runs"]) == 1
 res = sarif["runs"][0]["results"]
-assert any(r["ruleId"] == "input" for r in res) and any(r["level"] == "error" and "[P2]" in r["message"]["text"] for r in res)
+assert any(r["ruleId"] == "input.parse" for r in res) and any(r["level"] == "error" and "[P2]" in r["message"]["text"] for r in res)
 PY
 
 # Deterministic: a second run, and a run from another location, are identical.

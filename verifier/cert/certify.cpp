@@ -8,10 +8,12 @@
 #include <atomic>
 #include <filesystem>
 #include <thread>
+#include <variant>
 
 #include "support/files.h"
 #include "support/sha256.h"
 #include "verifier/ir/candidates.h"
+#include "verifier/ir/split.h"
 
 namespace fusecert::cert {
 
@@ -26,15 +28,22 @@ bool InputReport::has_errors() const {
   return false;
 }
 
-InputReport certify_text(const std::string& text, const std::string& file, unsigned timeout_ms) {
+namespace {
+
+bool is_input_rule(const std::string& rule) { return rule.rfind("input", 0) == 0; }
+
+/// One module's text (a whole file, or a split starting at `first_line`).
+InputReport certify_module(const std::string& text, const std::string& file, unsigned first_line,
+                           unsigned timeout_ms) {
   InputReport r;
   r.file = file;
   r.sha256 = support::sha256_hex(text);
   ir::LoadResult lr = ir::parse_mlir(text, file);
+  ir::shift_lines(lr, file, first_line);
   for (auto& d : lr.diags) {
     guards::Diagnostic g;
     g.severity = d.severity == "note" ? "remark" : d.severity;
-    g.rule = "input";
+    g.rule = d.rule;
     g.loc = d.loc;
     if (g.loc.file.empty()) g.loc.file = file;
     g.message = d.message;
@@ -43,7 +52,6 @@ InputReport certify_text(const std::string& text, const std::string& file, unsig
   if (!lr.module) return r;
   r.parsed = true;
   const ir::Module& m = *lr.module;
-  for (auto& d : ir::unknown_ops(m)) r.diags.push_back({"error", "", "input", d.loc, d.message, {}});
   // NaN, ±inf (an overflowed literal) as a hyper-parameter: rejected here, at
   // the boundary, whether or not a guard reads it (an input error makes every
   // verdict of the module fail closed, below).
@@ -54,12 +62,20 @@ InputReport certify_text(const std::string& text, const std::string& file, unsig
       for (const char* k : model::kHyperKeys) hyper = hyper || key == k;
       if (!hyper) continue;
       if (auto why = model::hyper_value_problem(key, a.num))
-        r.diags.push_back({"error", "", "input", op.loc,
+        r.diags.push_back({"error", "", "input.hyper", op.loc,
                            op.name + ": the hyper-parameter " + *why + " (" + a.text + "); give a finite value", {}});
     }
-  auto cands = ir::find_candidates(m);
+  std::vector<ir::Candidate> no_optimizer;
+  auto cands = ir::find_candidates(m, &no_optimizer);
+  for (auto& d : ir::unknown_op_diags(m, cands, no_optimizer))
+    r.diags.push_back({d.severity == "note" ? "remark" : d.severity, "", d.rule, d.loc, d.message, {}});
+  for (auto& c : no_optimizer)
+    r.diags.push_back({"remark", "", "input.no_candidate", m.ops[c.producer].loc,
+                       "weight-gradient producer " + m.ops[c.producer].name +
+                           ": its gradient reaches no optimizer, so there is nothing to fuse into its epilogue",
+                       {}});
   if (cands.empty())
-    r.diags.push_back({"warning", "", "input", ir::Loc{file, 0, 0},
+    r.diags.push_back({"warning", "", "input.no_candidate", ir::Loc{file, first_line > 1 ? first_line : 0, 0},
                        "no weight-gradient producer → optimizer candidate found (looked for linalg.matmul_transpose_a, "
                        "linalg.matmul fed by linalg.transpose, K-major contraction linalg.generic, tessera.matmul "
                        "{transposeA = true} and tessera.training.wgrad_*)",
@@ -101,7 +117,7 @@ InputReport certify_text(const std::string& text, const std::string& file, unsig
     c.producer_loc = p.loc;
     c.function = p.func >= 0 && p.func < static_cast<int>(m.funcs.size()) ? m.funcs[p.func].name : "";
     c.verdict = "inconclusive";
-    r.diags.push_back({"error", "", "input", p.loc,
+    r.diags.push_back({"error", "", "input.internal", p.loc,
                        "internal error while checking the candidate " + p.name + " at " + std::to_string(p.loc.line) +
                            ":" + std::to_string(p.loc.col) + ": " + failed[i] + " (no verdict; please report it)",
                        {}});
@@ -111,7 +127,14 @@ InputReport certify_text(const std::string& text, const std::string& file, unsig
   {
     std::vector<int> reported;
     for (auto& c : r.candidates) reported.insert(reported.end(), c.collectives.begin(), c.collectives.end());
-    for (auto& d : ir::collective_key_diags(m, reported)) r.diags.push_back({"error", "", "input", d.loc, d.message, {}});
+    // With no candidate in the module there is no state to reduce and no
+    // verdict to poison: the collective is off every slice, a remark.
+    for (auto& d : ir::collective_key_diags(m, reported))
+      r.diags.push_back({cands.empty() ? "remark" : "error", "", d.rule, d.loc,
+                         cands.empty() ? d.message.substr(0, d.message.find("; fusecert has no semantics")) +
+                                             "; the module has no candidate, so the collective changes no verdict"
+                                       : d.message,
+                         {}});
   }
   // Unknown ops (and collectives fusecert cannot model) make every verdict in
   // the module unsafe to trust: fail closed. The certificate carries it as an
@@ -120,7 +143,7 @@ InputReport certify_text(const std::string& text, const std::string& file, unsig
   // same verdict; an illegal one stays illegal.
   std::vector<const guards::Diagnostic*> input_errors;
   for (auto& d : r.diags)
-    if (d.rule == "input" && d.severity == "error") input_errors.push_back(&d);
+    if (is_input_rule(d.rule) && d.severity == "error") input_errors.push_back(&d);
   if (!input_errors.empty())
     for (auto& c : r.candidates) {
       guards::Obligation o;
@@ -142,7 +165,8 @@ InputReport certify_text(const std::string& text, const std::string& file, unsig
   return r;
 }
 
-InputReport certify_file(const std::string& path, unsigned timeout_ms) {
+/// The bytes of `path`, or the report that says why they cannot be read.
+std::variant<std::string, InputReport> read_input(const std::string& path) {
   std::error_code ec;
   auto st = std::filesystem::status(path, ec);
   if (!std::filesystem::exists(st)) {
@@ -150,21 +174,21 @@ InputReport certify_file(const std::string& path, unsigned timeout_ms) {
     InputReport r;
     r.file = path;
     std::string why = ec && ec != std::errc::no_such_file_or_directory ? "cannot read: " + ec.message() : "no such file";
-    r.diags.push_back({"error", "", "input", ir::Loc{path, 0, 0}, why, {}});
+    r.diags.push_back({"error", "", "input.unreadable", ir::Loc{path, 0, 0}, why, {}});
     return r;
   }
   if (!std::filesystem::is_regular_file(st)) {
     // A FIFO, socket or device would block or never end (fixtures/bad: fifo.mlir).
     InputReport r;
     r.file = path;
-    r.diags.push_back({"error", "", "input", ir::Loc{path, 0, 0}, "not a regular file", {}});
+    r.diags.push_back({"error", "", "input.unreadable", ir::Loc{path, 0, 0}, "not a regular file", {}});
     return r;
   }
   auto size = std::filesystem::file_size(path, ec);
   if (!ec && size > ir::kMaxInputBytes) {
     InputReport r;
     r.file = path;
-    r.diags.push_back({"error", "", "input", ir::Loc{path, 0, 0},
+    r.diags.push_back({"error", "", "input.bounds", ir::Loc{path, 0, 0},
                        "input is " + std::to_string(size >> 20) + " MiB; fusecert accepts at most " +
                            std::to_string(ir::kMaxInputBytes >> 20) + " MiB per module (split the module)",
                        {}});
@@ -176,10 +200,68 @@ InputReport certify_file(const std::string& path, unsigned timeout_ms) {
   } catch (const std::exception& e) {
     InputReport r;
     r.file = path;
-    r.diags.push_back({"error", "", "input", ir::Loc{path, 0, 0}, e.what(), {}});
+    r.diags.push_back({"error", "", "input.unreadable", ir::Loc{path, 0, 0}, e.what(), {}});
     return r;
   }
-  return certify_text(text, path, timeout_ms);
+  return text;
+}
+
+}  // namespace
+
+InputReport certify_text(const std::string& text, const std::string& file, unsigned timeout_ms) {
+  return certify_module(text, file, 1, timeout_ms);
+}
+
+InputReport certify_file(const std::string& path, unsigned timeout_ms) {
+  auto in = read_input(path);
+  if (auto* r = std::get_if<InputReport>(&in)) return std::move(*r);
+  return certify_text(std::get<std::string>(in), path, timeout_ms);
+}
+
+std::vector<InputReport> certify_splits(const std::string& text, const std::string& file, unsigned timeout_ms) {
+  const std::string sha = support::sha256_hex(text);
+  std::vector<ir::Split> splits = ir::split_input(text);
+  std::vector<InputReport> out;
+  if (splits.size() > ir::kMaxSplits) {
+    InputReport r;
+    r.file = file;
+    r.sha256 = sha;
+    r.diags.push_back({"error", "", "input.bounds", ir::Loc{file, 0, 0},
+                       std::to_string(splits.size()) + " splits ('" + ir::kSplitMarker + "' lines); fusecert accepts at most " +
+                           std::to_string(ir::kMaxSplits) + " per file (split the file)",
+                       {}});
+    out.push_back(std::move(r));
+    return out;
+  }
+  for (const ir::Split& s : splits) {
+    InputReport r;
+    if (s.text.find_first_not_of(" \t\r\n") == std::string::npos) {
+      // mlir-opt parses a blank split as an empty module: nothing to check.
+      r.file = file;
+      r.parsed = true;
+      r.diags.push_back({"remark", "", "input.no_candidate", ir::Loc{file, s.first_line, 1},
+                         "split " + std::to_string(s.index + 1) + " is blank: an empty module, no candidate", {}});
+    } else {
+      r = certify_module(s.text, file, s.first_line, timeout_ms);
+    }
+    r.sha256 = sha;
+    r.split = SplitInfo{s.index, s.first_line, splits.size()};
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+std::vector<InputReport> certify_path(const std::string& path, unsigned timeout_ms, bool split) {
+  auto in = read_input(path);
+  if (auto* r = std::get_if<InputReport>(&in)) {
+    std::vector<InputReport> out;
+    out.push_back(std::move(*r));
+    return out;
+  }
+  if (split) return certify_splits(std::get<std::string>(in), path, timeout_ms);
+  std::vector<InputReport> out;
+  out.push_back(certify_text(std::get<std::string>(in), path, timeout_ms));
+  return out;
 }
 
 int exit_code(const std::vector<InputReport>& in) {
@@ -212,6 +294,14 @@ std::string z3_version() {
 }
 
 namespace {
+
+/// The certificate's and the report's "input": the file, its hash and, for a
+/// --split-input-file split, which split (check-cert re-splits the file).
+json input_json(const InputReport& in) {
+  json j = {{"file", in.file}, {"sha256", in.sha256}};
+  if (in.split) j["split"] = {{"index", in.split->index}, {"line", in.split->line}};
+  return j;
+}
 
 json loc_json(const ir::Loc& l) { return {{"file", l.file}, {"line", l.line}, {"col", l.col}}; }
 
@@ -279,7 +369,7 @@ json certificate(const InputReport& in, size_t i, const std::string& tool_versio
   json j = {{"schema", kSchema},
             {"tool", {{"name", "fusecert"}, {"version", tool_version}}},
             {"solver", {{"name", "z3"}, {"version", z3_version()}}},
-            {"input", {{"file", in.file}, {"sha256", in.sha256}}},
+            {"input", input_json(in)},
             {"candidate", cand},
             {"verdict", c.verdict},
             {"residency", c.residency.empty() ? json(nullptr) : json(c.residency)},
@@ -370,8 +460,10 @@ json render_json(const std::vector<InputReport>& in, const std::string& tool_ver
     }
     json diags = json::array();
     for (auto& d : r.diags) diags.push_back(diag_json(d));
-    files.push_back({{"file", r.file}, {"sha256", r.sha256}, {"parsed", r.parsed}, {"diagnostics", diags},
-                     {"candidates", cands}});
+    json f = {{"file", r.file}, {"sha256", r.sha256}, {"parsed", r.parsed}, {"diagnostics", diags},
+              {"candidates", cands}};
+    if (r.split) f["split"] = {{"index", r.split->index}, {"line", r.split->line}, {"count", r.split->count}};
+    files.push_back(std::move(f));
   }
   return {{"tool", {{"name", "fusecert"}, {"version", tool_version}}}, {"inputs", files}, {"exit_code", exit_code(in)}};
 }

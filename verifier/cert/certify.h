@@ -28,10 +28,18 @@ inline constexpr std::uintmax_t kMaxCertificateBytes = 16u << 20;
 /// digest, recurses once per level: a 100,000-deep array overflowed it).
 inline constexpr int kMaxCertificateDepth = 64;
 
-/// One input file and everything certify found in it.
+/// Which split of its file a report is (`--split-input-file`).
+struct SplitInfo {
+  size_t index = 0;    ///< 0-based, in file order
+  unsigned line = 1;   ///< first line of the split in the file
+  size_t count = 1;    ///< splits in the file
+};
+
+/// One input file (or one split of it) and everything certify found in it.
 struct InputReport {
   std::string file;     ///< as named on the command line (locations use it)
-  std::string sha256;   ///< of the bytes read; empty if unreadable
+  std::string sha256;   ///< of the bytes read (the whole file, also for a split); empty if unreadable
+  std::optional<SplitInfo> split;  ///< set for each split of a --split-input-file run
   bool parsed = false;
   std::vector<guards::Diagnostic> diags;   ///< input-level: parse errors, unknown ops
   std::vector<guards::CandidateReport> candidates;
@@ -42,6 +50,15 @@ struct InputReport {
 InputReport certify_text(const std::string& text, const std::string& file, unsigned timeout_ms);
 /// Reads then certifies; an unreadable file is an input diagnostic.
 InputReport certify_file(const std::string& path, unsigned timeout_ms);
+
+/// `--split-input-file`: cuts `text` on `// -----` lines (verifier/ir/split.h)
+/// and certifies each split as its own module, one report per split in file
+/// order, locations in `file`'s lines. A split that does not parse is an
+/// input error of that split only; a blank split is an empty module (no
+/// candidate); more than ir::kMaxSplits splits is one input error.
+std::vector<InputReport> certify_splits(const std::string& text, const std::string& file, unsigned timeout_ms);
+/// Reads `path`, then certify_splits (split) or certify_text (one report).
+std::vector<InputReport> certify_path(const std::string& path, unsigned timeout_ms, bool split);
 
 /// The embedded default input: a two-layer MLP's backward pass with AdamW.
 const std::string& embedded_training_step();

@@ -200,6 +200,12 @@ std::vector<std::string> validate(const json& j) {
   if (!j.contains("input") || !has_str(j["input"], "file") || !has_str(j["input"], "sha256") ||
       j["input"]["sha256"].get<std::string>().size() != 64)
     p.push_back("input needs file and a 64-hex-digit sha256");
+  else if (j["input"].contains("split") &&
+           (!j["input"]["split"].is_object() || !j["input"]["split"].contains("index") ||
+            !j["input"]["split"]["index"].is_number_unsigned() || !j["input"]["split"].contains("line") ||
+            !j["input"]["split"]["line"].is_number_unsigned() || j["input"]["split"]["line"].get<uint64_t>() < 1 ||
+            j["input"]["split"].size() != 2))
+    p.push_back("input.split needs exactly index (integer >= 0) and line (integer >= 1)");
   if (!j.contains("candidate") || !j["candidate"].is_object()) {
     p.push_back("candidate missing");
   } else {
@@ -359,7 +365,21 @@ void rederive(const json& j, const std::pair<std::string, std::string>& ir, cons
     }
     again = *g;
   } else {
-    InputReport r = certify_text(text, j["input"]["file"].get<std::string>(), timeout_ms);
+    InputReport r;
+    if (j["input"].contains("split")) {
+      // A --split-input-file certificate: the same split of the same file
+      // (the schema check above has made index and line integers).
+      const json& sp = j["input"]["split"];
+      auto splits = certify_splits(text, j["input"]["file"].get<std::string>(), timeout_ms);
+      const size_t k = sp["index"].get<size_t>();
+      if (k >= splits.size() || !splits[k].split || splits[k].split->line != sp["line"].get<unsigned>()) {
+        bad("the input has no split " + std::to_string(k) + " at line " + std::to_string(sp["line"].get<unsigned>()));
+        return;
+      }
+      r = std::move(splits[k]);
+    } else {
+      r = certify_text(text, j["input"]["file"].get<std::string>(), timeout_ms);
+    }
     if (idx >= r.candidates.size()) {
       bad("the input has no candidate " + std::to_string(idx));
       return;

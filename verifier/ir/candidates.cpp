@@ -206,7 +206,7 @@ int find_downstream(const Module& m, int op_id, int depth = 0) {
 
 }  // namespace
 
-std::vector<Candidate> find_candidates(const Module& m) {
+std::vector<Candidate> find_candidates(const Module& m, std::vector<Candidate>* no_optimizer) {
   std::vector<Candidate> out;
   for (const Func& f : m.funcs)
     for (int id : f.ops) {
@@ -251,6 +251,12 @@ std::vector<Candidate> find_candidates(const Module& m) {
           if (d >= 0) { c.downstream = d; break; }
         }
       }
+      // A weight gradient that reaches no optimizer (returned, stored, or
+      // unused) offers nothing to fuse: not a candidate, and not an alarm.
+      if (c.consumer < 0 && c.downstream < 0) {
+        if (no_optimizer) no_optimizer->push_back(c);
+        continue;
+      }
       out.push_back(c);
     }
   return out;
@@ -263,7 +269,58 @@ std::vector<ParseDiag> unknown_ops(const Module& m) {
     if (op.dialect() == "tessera" && is_known_tessera(op.name)) continue;
     out.push_back({op.loc, "error",
                    "unknown op '" + op.name + "': fusecert has no semantics for it (it may read or write any buffer), "
-                   "so no candidate in this module can be certified"});
+                   "so no candidate in this module can be certified",
+                   "input.unknown_op"});
+  }
+  return out;
+}
+
+std::vector<ParseDiag> unknown_op_diags(const Module& m, const std::vector<Candidate>& cands,
+                                        const std::vector<Candidate>& no_optimizer) {
+  std::vector<ParseDiag> out = unknown_ops(m);
+  if (!cands.empty() || out.empty()) return out;
+  // No candidate: an unknown op matters only where a candidate may hide.
+  std::vector<bool> near(m.ops.size(), false);
+  // Forward from every weight gradient that reached no known optimizer: an
+  // unknown op it reaches may be that optimizer.
+  std::vector<int> work;
+  std::vector<bool> seen(m.values.size(), false);
+  for (const auto& c : no_optimizer)
+    if (c.grad >= 0) work.push_back(c.grad);
+  while (!work.empty()) {
+    int v = work.back();
+    work.pop_back();
+    if (v < 0 || seen[v]) continue;
+    seen[v] = true;
+    for (const auto& u : m.values[v].uses) {
+      near[u.first] = true;
+      for (int r : m.ops[u.first].results) work.push_back(r);
+    }
+  }
+  // Backward from the gradient operand of every optimizer a table knows: an
+  // unknown op that computes it may be a weight-gradient producer.
+  std::fill(seen.begin(), seen.end(), false);
+  for (const Op& op : m.ops)
+    if (is_tessera_optimizer(op.name) && op.operands.size() > 1) work.push_back(op.operands[1]);
+  while (!work.empty()) {
+    int v = work.back();
+    work.pop_back();
+    if (v < 0 || seen[v]) continue;
+    seen[v] = true;
+    int d = m.values[v].def_op;
+    if (d < 0) continue;
+    near[d] = true;
+    for (int o : m.ops[d].operands) work.push_back(o);
+  }
+  std::vector<int> unknown;
+  for (const Op& op : m.ops)
+    if (!op.registered && !(op.dialect() == "tessera" && is_known_tessera(op.name))) unknown.push_back(op.id);
+  for (size_t i = 0; i < out.size() && i < unknown.size(); ++i) {
+    if (near[unknown[i]]) continue;
+    out[i].severity = "note";
+    out[i].message = "unknown op '" + m.ops[unknown[i]].name +
+                     "': fusecert has no semantics for it; no weight gradient reaches it and it feeds no optimizer's "
+                     "gradient, so it is off every candidate's slice (the module has no candidate)";
   }
   return out;
 }
@@ -273,8 +330,10 @@ std::vector<ParseDiag> collective_key_diags(const Module& m, const std::vector<i
   for (const Op& op : m.ops) {
     if (!is_tessera_collective(op.name) || std::find(reported.begin(), reported.end(), op.id) != reported.end()) continue;
     for (auto& p : collective_key_problems(m, op))
-      out.push_back({op.loc, "error", p.message + "; fusecert has no semantics for this collective, so no candidate in "
-                                                  "this module can be certified"});
+      out.push_back({op.loc, "error",
+                     p.message + "; fusecert has no semantics for this collective, so no candidate in this module can be "
+                                 "certified",
+                     "input.collective"});
   }
   return out;
 }

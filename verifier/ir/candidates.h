@@ -55,12 +55,26 @@ struct KeyProblem {
 };
 std::vector<KeyProblem> collective_key_problems(const Module& m, const Op& op);
 
-/// Every candidate in program order.
-std::vector<Candidate> find_candidates(const Module& m);
+/// Every candidate in program order: a weight-gradient producer whose
+/// gradient reaches an optimizer (its one use, or downstream through an add,
+/// a clip or a collective). Producers whose gradient reaches none are not
+/// candidates; they go to `no_optimizer` when given (for a remark).
+std::vector<Candidate> find_candidates(const Module& m, std::vector<Candidate>* no_optimizer = nullptr);
 
 /// Ops fusecert cannot model (unregistered ops outside the known tessera set),
 /// as error diagnostics: an unknown op may read or write any buffer.
 std::vector<ParseDiag> unknown_ops(const Module& m);
+
+/// unknown_ops, each an error where it may be on a candidate's slice and a
+/// note elsewhere. With a candidate in the module every unknown op stays an
+/// error (fusecert does not slice candidates yet: an unknown op may read or
+/// write any buffer). Without one, an unknown op is an error only when a
+/// weight gradient reaches it (it may be that gradient's optimizer) or it
+/// computes, directly or not, the gradient operand of an optimizer a table
+/// knows (it may be a weight-gradient producer fusecert cannot see); any
+/// other unknown op is a note.
+std::vector<ParseDiag> unknown_op_diags(const Module& m, const std::vector<Candidate>& cands,
+                                        const std::vector<Candidate>& no_optimizer);
 
 /// Collectives whose keys fusecert cannot model, as error diagnostics (fail
 /// closed, like an unknown op), skipping the op ids in `reported` (the

@@ -22,6 +22,7 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
+#include "verifier/ir/dialects.h"
 #include "verifier/ir/input_bounds.h"
 #include "verifier/ir/model.h"
 
@@ -99,6 +100,8 @@ Attr to_attr(mlir::Attribute a) {
   } else if (auto d = mlir::dyn_cast<mlir::DictionaryAttr>(a)) {
     out.kind = Attr::Kind::Dict;
     for (auto nv : d) out.items.emplace_back(nv.getName().str(), to_attr(nv.getValue()));
+  } else if (mlir::isa<mlir::SymbolRefAttr>(a)) {
+    out.kind = Attr::Kind::Symbol;
   } else if (auto arr = mlir::dyn_cast<mlir::ArrayAttr>(a)) {
     out.kind = Attr::Kind::Array;
     for (auto e : arr) out.items.emplace_back("", to_attr(e));
@@ -268,16 +271,20 @@ struct Translator {
 LoadResult parse_mlir(const std::string& text, const std::string& filename) {
   LoadResult res;
   if (auto d = check_input_bounds(text, filename)) {
+    d->rule = "input.bounds";
     res.diags.push_back(std::move(*d));
     return res;
   }
-  mlir::DialectRegistry registry;
-  registry.insert<mlir::func::FuncDialect, mlir::arith::ArithDialect, mlir::math::MathDialect,
-                  mlir::tensor::TensorDialect, mlir::linalg::LinalgDialect, mlir::memref::MemRefDialect,
-                  mlir::bufferization::BufferizationDialect>();
+  // Every upstream dialect is registered; the parser loads the ones the
+  // module names (loading all of them would cost each split ~50 dialects).
+  static const mlir::DialectRegistry& registry = *[] {
+    auto* r = new mlir::DialectRegistry;
+    register_dialects(*r);
+    return r;
+  }();
   mlir::MLIRContext ctx(registry, mlir::MLIRContext::Threading::DISABLED);
   ctx.allowUnregisteredDialects(true);
-  ctx.loadAllAvailableDialects();
+  ctx.getOrLoadDialect<mlir::func::FuncDialect>();
   mlir::ScopedDiagnosticHandler handler(&ctx, [&](mlir::Diagnostic& d) {
     const char* sev = d.getSeverity() == mlir::DiagnosticSeverity::Error     ? "error"
                       : d.getSeverity() == mlir::DiagnosticSeverity::Warning ? "warning"
@@ -286,14 +293,18 @@ LoadResult parse_mlir(const std::string& text, const std::string& filename) {
     for (auto& n : d.getNotes()) res.diags.push_back({to_loc(n.getLocation()), "note", n.str()});
     return mlir::success();
   });
-  mlir::ParserConfig config(&ctx);
+  // Verification runs separately below, so its failures are input.verify.
+  mlir::ParserConfig config(&ctx, /*verifyAfterParse=*/false);
   mlir::OwningOpRef<mlir::ModuleOp> module = mlir::parseSourceString<mlir::ModuleOp>(text, config, filename);
   if (!module) {
     if (res.diags.empty()) res.diags.push_back({Loc{filename, 0, 0}, "error", "could not parse the module"});
     return res;
   }
+  const size_t parse_diags = res.diags.size();
   if (mlir::failed(mlir::verify(*module))) {
-    if (res.diags.empty()) res.diags.push_back({Loc{filename, 0, 0}, "error", "the module does not verify"});
+    if (res.diags.size() == parse_diags)
+      res.diags.push_back({Loc{filename, 0, 0}, "error", "the module does not verify"});
+    for (size_t i = parse_diags; i < res.diags.size(); ++i) res.diags[i].rule = "input.verify";
     return res;
   }
   Translator t;

@@ -27,9 +27,9 @@ struct AttrEntry;
 
 /// An attribute value, typed just enough for the semantic keys we read.
 struct Attr {
-  enum class Kind { String, Int, Float, Bool, Unit, Dict, Array, Other };
+  enum class Kind { String, Int, Float, Bool, Unit, Dict, Array, Symbol, Other };
   Kind kind = Kind::Other;
-  std::string text;   ///< string contents (String) or MLIR's printed form
+  std::string text;   ///< string contents (String) or MLIR's printed form (Symbol: "@name")
   double num = 0;     ///< Int / Float / Bool value (f32 floats: shortest decimal that round-trips)
   std::string type;   ///< element type of Int/Float ("f32", "i64"), empty otherwise
   std::vector<AttrEntry> items;  ///< Dict entries / Array elements (name "" in arrays)
@@ -159,6 +159,10 @@ struct ParseDiag {
   Loc loc;
   std::string severity;  ///< "error" | "warning" | "note"
   std::string message;
+  /// What kind of input problem: input.parse (MLIR's parser), input.verify
+  /// (MLIR's op verifiers), input.bounds (refused before parsing: size,
+  /// nesting, UTF-8, empty), input.unknown_op, input.collective.
+  std::string rule = "input.parse";
 };
 
 struct LoadResult {
@@ -171,8 +175,8 @@ struct LoadResult {
 inline constexpr std::size_t kMaxInputBytes = 64u << 20;
 
 /// Parses `text` (named `filename` in locations) with MLIR 19's parser —
-/// func, arith, math, tensor, memref, bufferization and linalg registered,
-/// unregistered dialects allowed for the generic-form tessera.* ops — and
+/// every upstream dialect registered (verifier/ir/dialects.h), unregistered
+/// dialects allowed for generic-form custom ops (tessera.*) — and
 /// translates the module. Never throws; parse errors come back as diags.
 LoadResult parse_mlir(const std::string& text, const std::string& filename);
 

@@ -1,0 +1,17 @@
+// Every upstream MLIR 19 dialect, so the pretty syntax real pipelines print
+// (scf, vector, gpu, llvm, math, bufferization, ...) parses; dialects load
+// on first use by the parser. Only frontend.cpp (MLIR, -fno-rtti) uses it.
+#pragma once
+
+namespace mlir {
+class DialectRegistry;
+}
+
+namespace fusecert::ir {
+
+/// Inserts every dialect of libMLIR.so (mlir::registerAllDialects) and the
+/// dialect extensions (interface models some dialects promise and verifiers
+/// use) into `registry`.
+void register_dialects(mlir::DialectRegistry& registry);
+
+}  // namespace fusecert::ir
