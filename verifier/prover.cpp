@@ -63,6 +63,16 @@ std::vector<PropositionResult> prove(const Registry& reg, const std::vector<std:
     auto t0 = std::chrono::steady_clock::now();
     enc(*spec, eff, opt, r);
     r.time_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    // An obligation the encoder says holds by construction is a sanity check
+    // in the rules file, and only those are (issue #19): evidence never hides
+    // among the checks, nor a check among the evidence.
+    for (const auto& o : r.obligations)
+      if (o.scope.evidence() == spec->rule.is_sanity(o.id))
+        throw SpecError(spec->id + ": obligation " + o.id + " is " +
+                        (o.scope.evidence() ? "evidence in the encoder but a sanity check"
+                                            : "definitional in the encoder (" + o.scope.definitional +
+                                                  ") but evidence") +
+                        " in the rules file (rules/propositions.yaml)");
     // The verdict is the rule's, never the encoder's (rules/propositions.yaml).
     apply_verdict_rule(*spec, r);
     results.push_back(std::move(r));

@@ -99,7 +99,7 @@ TEST(VerdictRule, ShippedRulesNameEveryObligationOfEveryEncoder) {
   for (const auto& r : rs) {
     const auto* spec = test::registry().find(r.id);
     ASSERT_NE(spec, nullptr);
-    EXPECT_EQ(r.obligations.size(), spec->rule.obligations.size()) << r.id;
+    EXPECT_EQ(r.obligations.size(), spec->rule.obligations.size() + spec->rule.sanity.size()) << r.id;
     EXPECT_EQ(r.verdict, r.expected) << r.id;
     EXPECT_TRUE(r.matches_expected()) << r.id;
   }
@@ -180,4 +180,42 @@ TEST(VerdictRule, EncoderObligationOutsideTheRuleIsAnError) {
   auto other_expected = answers(smt::Answer::Unsat, smt::Answer::Sat);
   other_expected.obligations[1].expected = smt::Answer::Unsat;
   EXPECT_THROW(apply_verdict_rule(spec, other_expected), SpecError);
+}
+
+// Sanity checks (issue #19): hold by construction, so they are no evidence and
+// no case may name one; but a broken one means a broken encoding.
+TEST(VerdictRule, ASanityCheckNeverDecidesAVerdict) {
+  const std::string obs = "      X.a: unsat\n      X.b: sat\n    sanity_checks:\n      X.s: unsat\n";
+  Registry reg = load_registry(write_rule("sanity", kGood, obs));
+  const PropositionSpec& spec = *reg.find("X");
+  EXPECT_TRUE(spec.rule.is_sanity("X.s"));
+  EXPECT_FALSE(spec.rule.is_sanity("X.a"));
+  auto r = answers(smt::Answer::Unsat, smt::Answer::Sat);
+  r.obligations.push_back(ob("X.s", smt::Answer::Unsat, smt::Answer::Unsat));
+  apply_verdict_rule(spec, r);
+  EXPECT_EQ(r.verdict, Verdict::Holds);
+  // The check answers otherwise: the encoding is broken, nothing is decided.
+  auto bad = answers(smt::Answer::Unsat, smt::Answer::Sat);
+  bad.obligations.push_back(ob("X.s", smt::Answer::Unsat, smt::Answer::Sat));
+  apply_verdict_rule(spec, bad);
+  EXPECT_EQ(bad.verdict, Verdict::Inconclusive);
+  // Vacuous: inconclusive too.
+  auto vac = answers(smt::Answer::Unsat, smt::Answer::Sat);
+  vac.obligations.push_back(ob("X.s", smt::Answer::Unsat, smt::Answer::Unsat, smt::Answer::Unsat));
+  apply_verdict_rule(spec, vac);
+  EXPECT_EQ(vac.verdict, Verdict::Inconclusive);
+  // Missing: the encoder and the rules disagree.
+  auto missing = answers(smt::Answer::Unsat, smt::Answer::Sat);
+  EXPECT_THROW(apply_verdict_rule(spec, missing), SpecError);
+}
+
+TEST(VerdictRule, ACaseNamingASanityCheckIsALoadError) {
+  const std::string obs = "      X.a: unsat\n      X.b: sat\n    sanity_checks:\n      X.s: unsat\n";
+  EXPECT_THROW(load_registry(write_rule("sanity_case",
+                                        "      - verdict: holds\n        answers: {X.a: unsat, X.b: sat, X.s: unsat}\n",
+                                        obs)),
+               SpecError);
+  // an id both evidence and a sanity check
+  EXPECT_THROW(load_registry(write_rule("sanity_dup", kGood, "      X.a: unsat\n      X.b: sat\n    sanity_checks:\n      X.a: unsat\n")),
+               SpecError);
 }

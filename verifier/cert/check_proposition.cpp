@@ -198,7 +198,7 @@ CheckOutcome check_proposition_certificate(const json& j, const Solver& solver, 
     // undecided answer, not evidence.
     const std::string ar = a[i].value("result", json()).is_string() ? a[i]["result"].get<std::string>() : "";
     const bool undecided_i = ar != "sat" && ar != "unsat" && a[i].value("result", json()) != b[i].value("result", json());
-    for (const char* k : {"id", "smt2", "expected", "result", "premises"}) {
+    for (const char* k : {"id", "scope", "smt2", "expected", "result", "premises"}) {
       if (a[i].value(k, json()) == b[i].value(k, json())) continue;
       if (undecided_i && std::string(k) == "premises") continue;
       const std::string x = a[i].value(k, json()).is_string() ? a[i][k].get<std::string>() : std::string("null");

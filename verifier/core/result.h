@@ -19,11 +19,27 @@ std::string to_string(Verdict v);
 /// "holds" | "refuted" | "conditional" | "inconclusive"; nullopt otherwise.
 std::optional<Verdict> parse_verdict(const std::string& s);
 
+/// What an obligation's answer covers (issue #19), stated with every result
+/// in the manner of Alive2's approximation disclosure: the theory it is
+/// decided in, what ranges over every value, what is fixed to one value, and
+/// whether it holds by construction of the encoding.
+struct Scope {
+  std::string theory;    ///< "reals", "binary32", "bf16", "integers", ...
+  std::string symbolic;  ///< what the answer covers for every value (e.g. "tile sizes T, S")
+  std::string fixed;     ///< what is fixed to one value ("K unrolled to 4; beta1 = 0.9"); "" = nothing
+  /// Empty for evidence. Otherwise why the answer follows from the encoding
+  /// itself (congruence, a goal that is false, a definition restated): a
+  /// sanity check of the encoding, never evidence for the verdict.
+  std::string definitional;
+  bool evidence() const { return definitional.empty(); }
+};
+
 /// One SMT obligation: the query text, the answer that supports the
 /// assessment's reading, and the answer the solver gave.
 struct Obligation {
   std::string id;           ///< e.g. "P1.tiling.binary32"
   std::string claim;        ///< what the expected answer establishes
+  Scope scope;              ///< what the answer covers, and whether it is evidence
   std::string smt2;         ///< the exact SMT-LIB2 text solved
   smt::Answer expected = smt::Answer::Unsat;
   smt::Answer result = smt::Answer::Error;

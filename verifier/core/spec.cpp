@@ -15,6 +15,20 @@
 namespace fusecert::verifier {
 namespace fs = std::filesystem;
 
+const smt::Answer* VerdictRule::expected_answer(const std::string& id) const {
+  for (const auto& [o, a] : obligations)
+    if (o == id) return &a;
+  for (const auto& [o, a] : sanity)
+    if (o == id) return &a;
+  return nullptr;
+}
+
+bool VerdictRule::is_sanity(const std::string& id) const {
+  for (const auto& [o, _] : sanity)
+    if (o == id) return true;
+  return false;
+}
+
 const PropositionSpec* Registry::find(const std::string& id) const {
   for (const auto& p : propositions)
     if (p.id == id) return &p;
@@ -80,6 +94,19 @@ VerdictRule load_rule(const fs::path& file, const YAML::Node& n, const Propositi
       if (seen == id) throw SpecError(where(file, kv.first) + ": error: obligation '" + id + "' is listed twice");
     rule.obligations.emplace_back(id, req_answer(file, kv.second, "the expected answer of " + id));
   }
+  if (YAML::Node san = n["sanity_checks"]) {
+    if (!san.IsMap() || san.size() == 0)
+      throw SpecError(where(file, san) + ": error: " + p.id + ": 'sanity_checks' must map each sanity check id to its answer");
+    for (const auto& kv : san) {
+      std::string id = kv.first.as<std::string>();
+      if (id.rfind(p.id + ".", 0) != 0)
+        throw SpecError(where(file, kv.first) + ": error: sanity check '" + id + "' is not named " + p.id + ".<name>");
+      if (rule.expected_answer(id))
+        throw SpecError(where(file, kv.first) + ": error: '" + id + "' is listed twice (an obligation is evidence or a "
+                        "sanity check, not both)");
+      rule.sanity.emplace_back(id, req_answer(file, kv.second, "the answer of sanity check " + id));
+    }
+  }
   if (!cases || !cases.IsSequence() || cases.size() == 0)
     throw SpecError(where(file, n) + ": error: " + p.id + ": 'verdict_rule' must be a non-empty list of cases");
   bool expected_case = false;
@@ -103,6 +130,9 @@ VerdictRule load_rule(const fs::path& file, const YAML::Node& n, const Propositi
       std::string id = kv.first.as<std::string>();
       bool known = false;
       for (const auto& [o, _] : rule.obligations) known |= o == id;
+      if (!known && rule.is_sanity(id))
+        throw SpecError(where(file, kv.first) + ": error: '" + id + "' is a sanity check of " + p.id +
+                        ", not evidence: no verdict_rule case may name it");
       if (!known)
         throw SpecError(where(file, kv.first) + ": error: obligation '" + id + "' is outside " + p.id +
                         "'s verdict rule (not in its 'obligations')");

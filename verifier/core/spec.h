@@ -48,7 +48,16 @@ struct VerdictRule {
   /// Every obligation the encoder discharges, in order, with the answer that
   /// supports the assessment's reading.
   std::vector<std::pair<std::string, smt::Answer>> obligations;
+  /// Sanity checks (rules key `sanity_checks`, issue #19): obligations that
+  /// hold by construction of the encoding (congruence, a definition
+  /// restated), with the answer they must give. They are not evidence: no case
+  /// names them, so they can never make a verdict; one that is undecided or
+  /// answers otherwise makes the verdict inconclusive (the encoding is broken).
+  std::vector<std::pair<std::string, smt::Answer>> sanity;
   std::vector<VerdictCase> cases;
+  /// The expected answer of obligation or sanity check `id`; nullptr if the rule has neither.
+  const smt::Answer* expected_answer(const std::string& id) const;
+  bool is_sanity(const std::string& id) const;
 };
 
 struct PropositionSpec {

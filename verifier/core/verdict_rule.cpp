@@ -17,9 +17,7 @@ void apply_verdict_rule(const PropositionSpec& spec, PropositionResult& out) {
   // The encoder's obligations are exactly the rule's, with the same expected answers.
   std::set<std::string> seen;
   for (const auto& o : out.obligations) {
-    const smt::Answer* want = nullptr;
-    for (const auto& [id, a] : rule.obligations)
-      if (id == o.id) want = &a;
+    const smt::Answer* want = rule.expected_answer(o.id);
     if (!want)
       throw SpecError(spec.id + ": obligation " + o.id + " is outside its verdict rule (rules/propositions.yaml, '" +
                       spec.id + "' obligations)");
@@ -30,6 +28,8 @@ void apply_verdict_rule(const PropositionSpec& spec, PropositionResult& out) {
   }
   for (const auto& [id, _] : rule.obligations)
     if (!seen.count(id)) throw SpecError(spec.id + ": the encoder did not discharge " + id + ", which its verdict rule names");
+  for (const auto& [id, _] : rule.sanity)
+    if (!seen.count(id)) throw SpecError(spec.id + ": the encoder did not discharge sanity check " + id);
 
   out.verdict = Verdict::Inconclusive;
   bool open = false;
@@ -46,6 +46,15 @@ void apply_verdict_rule(const PropositionSpec& spec, PropositionResult& out) {
                           (o.premises ? "answered " + std::string(smt::to_string(*o.premises)) : std::string("was not run")) +
                           (o.premises_reason.empty() ? "" : " (" + o.premises_reason + ")"));
   }
+  // A sanity check is not evidence: no case names it. But one that answers
+  // otherwise than its construction implies means the encoding is broken, and
+  // no verdict is read from a broken encoding.
+  for (const auto& o : out.obligations)
+    if (rule.is_sanity(o.id) && o.decided() && o.result != o.expected) {
+      open = true;
+      out.notes.push_back("inconclusive: sanity check " + o.id + " answered " + std::string(smt::to_string(o.result)) +
+                          ", not " + std::string(smt::to_string(o.expected)) + ": the encoding does not say what it should");
+    }
   if (out.counterexample && !out.counterexample->replay_confirms) {
     open = true;
     out.notes.push_back("inconclusive: the C++ replay of " + out.counterexample->obligation +
@@ -55,7 +64,8 @@ void apply_verdict_rule(const PropositionSpec& spec, PropositionResult& out) {
   const VerdictCase* match = nullptr;
   for (const auto& c : rule.cases) {
     bool all = true;
-    for (const auto& o : out.obligations) all &= c.answers.at(o.id) == o.result;
+    for (const auto& o : out.obligations)
+      if (!rule.is_sanity(o.id)) all &= c.answers.at(o.id) == o.result;
     if (all) match = &c;
   }
   if (!match) {

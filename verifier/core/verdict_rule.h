@@ -10,7 +10,9 @@ namespace fusecert::verifier {
 /// note saying why whenever the verdict is inconclusive:
 ///  - an obligation that is not decided (timeout, unknown, error, or an unsat
 ///    answer whose premises are not sat: "vacuous");
-///  - answers that match no case of the rule;
+///  - answers that match no case of the rule (sanity checks are not part
+///    of any case: they never decide a verdict);
+///  - a sanity check that answers otherwise than it must (a broken encoding);
 ///  - a counterexample its C++ replay does not confirm, or a case that rests
 ///    on a counterexample the encoder did not replay.
 /// Throws SpecError when the encoder's obligations are not exactly the rule's

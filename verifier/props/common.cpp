@@ -53,16 +53,19 @@ model::Hyper hyper_from(const std::map<std::string, Param>& ps) {
   return h;
 }
 
-Obligation& discharge(PropositionResult& out, const std::string& id, const std::string& claim, const smt::Query& q,
-                      smt::Answer expected, unsigned timeout_ms) {
-  return discharge(out, id, claim, q.smt2(), expected, timeout_ms);
+Obligation& discharge(PropositionResult& out, const std::string& id, const std::string& claim, Scope scope,
+                      const smt::Query& q, smt::Answer expected, unsigned timeout_ms) {
+  return discharge(out, id, claim, std::move(scope), q.smt2(), expected, timeout_ms);
 }
 
-Obligation& discharge(PropositionResult& out, const std::string& id, const std::string& claim,
+Obligation& discharge(PropositionResult& out, const std::string& id, const std::string& claim, Scope scope,
                       const std::string& smt2, smt::Answer expected, unsigned timeout_ms) {
+  if (scope.theory.empty() || scope.symbolic.empty())
+    throw std::logic_error(id + ": an obligation must state its theory and what is symbolic");
   Obligation ob;
   ob.id = id;
   ob.claim = claim;
+  ob.scope = std::move(scope);
   ob.smt2 = smt2;
   ob.expected = expected;
   smt::CheckResult r = smt::solve_smt2(ob.smt2, timeout_ms);
@@ -75,6 +78,16 @@ Obligation& discharge(PropositionResult& out, const std::string& id, const std::
   ob.premises_reason = r.premises_reason;
   out.obligations.push_back(std::move(ob));
   return out.obligations.back();
+}
+
+std::string fixed_params(const std::map<std::string, Param>& ps, const std::vector<std::string>& names) {
+  std::string s;
+  for (const auto& n : names) {
+    auto it = ps.find(n);
+    if (it == ps.end()) throw std::logic_error("scope names parameter '" + n + "', which the rules file does not declare");
+    s += (s.empty() ? "" : ", ") + n + " = " + it->second.text;
+  }
+  return s;
 }
 
 const smt::ModelValue& model_value(const Obligation& ob, const std::string& name) {

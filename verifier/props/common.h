@@ -5,6 +5,7 @@
 
 #include <map>
 #include <string>
+#include <vector>
 
 #include "verifier/core/result.h"
 #include "verifier/core/spec.h"
@@ -30,14 +31,19 @@ double rparam(const std::map<std::string, Param>& ps, const std::string& name, d
 /// mu, step (each only if declared; defaults otherwise).
 model::Hyper hyper_from(const std::map<std::string, Param>& ps);
 
-/// Solves `q` and appends an Obligation (id, claim, SMT-LIB2, expected and
-/// actual answer, time, model) to `out`; returns a reference to it.
-Obligation& discharge(PropositionResult& out, const std::string& id, const std::string& claim,
+/// Solves `q` and appends an Obligation (id, claim, scope, SMT-LIB2,
+/// expected and actual answer, time, model) to `out`; returns a reference to
+/// it. Every obligation states its scope (theory, symbolic, fixed, and for a
+/// sanity check why it holds by construction).
+Obligation& discharge(PropositionResult& out, const std::string& id, const std::string& claim, Scope scope,
                       const smt::Query& q, smt::Answer expected, unsigned timeout_ms);
 
 /// The same for a query already rendered to SMT-LIB2 text.
-Obligation& discharge(PropositionResult& out, const std::string& id, const std::string& claim,
+Obligation& discharge(PropositionResult& out, const std::string& id, const std::string& claim, Scope scope,
                       const std::string& smt2, smt::Answer expected, unsigned timeout_ms);
+
+/// "beta1 = 0.9, beta2 = 0.999" for the named parameters, as given (for a scope's `fixed`).
+std::string fixed_params(const std::map<std::string, Param>& ps, const std::vector<std::string>& names);
 
 /// Looks a model value up by constant name; throws if absent.
 const smt::ModelValue& model_value(const Obligation& ob, const std::string& name);

@@ -73,6 +73,11 @@ void tiling_obligation(const std::map<std::string, Param>& params, const ProveOp
   discharge(out, "P1.tiling.binary32",
             "for every tile partition, the fused tile computes the one-shot gradient element's bits (K = " +
                 std::to_string(K) + ", same K order)",
+            Scope{"binary32", "tile sizes T1, S1, T2, S2 > 0, tile coordinates, the element (i, j), the data dY, X "
+                              "(uninterpreted)",
+                  "K unrolled to " + std::to_string(K),
+                  "congruence: both sides apply the same dot_sequential to the same element's data, so the query "
+                  "stays unsat with every floating-point operation uninterpreted"},
             q, Answer::Unsat, opt.timeout_ms);
 }
 
@@ -89,8 +94,10 @@ void korder_obligation(const ProveOptions& opt, PropositionResult& out) {
   q.add(K > 0 && s >= 0 && s < K);
   q.add(tile_token != oneshot_token);
   discharge(out, "P1.korder.int",
-            "for every K and reduction step s, the fused tile reads the same token as the one-shot GEMM", q,
-            Answer::Unsat, opt.timeout_ms);
+            "for every K and reduction step s, the fused tile reads the same token as the one-shot GEMM",
+            Scope{"integers", "K, the reduction step s", "",
+                  "the fused tile's token and the one-shot token are the same term s: the query is (distinct s s)"},
+            q, Answer::Unsat, opt.timeout_ms);
 }
 
 // P1(a), the whole fused step: the K reduction and the AdamW epilogue on the
@@ -118,6 +125,11 @@ void epilogue_obligation(const std::map<std::string, Param>& params, const Prove
   discharge(out, "P1.epilogue.binary32",
             "the fused tile's AdamW epilogue yields the one-shot step's W, m, v bits (element-local state, same K "
             "order)",
+            Scope{"binary32", "tile sizes T, S > 0, tile coordinates, the element (i, j), dY, X, W0, m0, v0 "
+                              "(uninterpreted)",
+                  "K unrolled to " + std::to_string(K) + "; " +
+                      fixed_params(params, {"beta1", "beta2", "eps", "lam", "lr", "step"}),
+                  "congruence: the same K sum and the same AdamW terms on both sides"},
             q, Answer::Unsat, opt.timeout_ms);
 }
 
@@ -154,6 +166,8 @@ void splitk_obligation(unsigned eb, unsigned sb, const std::string& fmt_name, co
   auto& ob = discharge(out, "P1.splitk." + fmt_name,
                        "a " + std::to_string(splits) + "-way split-K association of the K sum of products p_k = "
                        "dY[k,i]*X[k,j] changes the " + fmt_name + " bits (so K must stay whole)",
+                       Scope{fmt_name, "the K products p_k (every finite value)",
+                             "K = " + std::to_string(K) + ", splits = " + std::to_string(splits), ""},
                        q, Answer::Sat, opt.timeout_ms);
   if (ob.result != Answer::Sat || !record_cex) return;
   // Replay bit-exactly in C++: dY[k,i] = p_k, X[k,j] = 1.
@@ -184,6 +198,8 @@ void tied_obligation(const std::map<std::string, Param>& params, const ProveOpti
   auto& ob = discharge(out, "P1.tied.reals",
                        "a tied weight (gradient g1 + g2, two consumers): stepping each path in turn is not one step "
                        "on the sum, so the single-use guard must reject it",
+                       Scope{"reals", "W, m, v >= 0, g1, g2",
+                             fixed_params(params, {"beta1", "beta2", "eps", "lam", "lr", "step"}), ""},
                        q, Answer::Sat, opt.timeout_ms);
   if (ob.result == Answer::Sat && !out.counterexample) {
     witness::F64Arith d(h.constants());

@@ -42,6 +42,8 @@ FUSECERT_ENCODER(encode_P2) {
     discharge(out, std::string("P2.identity.") + which,
               is_m ? "m_t(c) - c*m_t(1) = (1-c)*beta1*m_{t-1} for all m_{t-1}, g"
                    : "v_t(c) - c^2*v_t(1) = (1-c^2)*beta2*v_{t-1} for all v_{t-1}, g",
+              Scope{"reals", std::string(which) + "_{t-1}, g",
+                    fixed_params(params, {"c", is_m ? "beta1" : "beta2"}), ""},
               q, Answer::Unsat, opt.timeout_ms);
   }
   // Impossibility of recovery from O(1) data.
@@ -61,6 +63,10 @@ FUSECERT_ENCODER(encode_P2) {
     discharge(out, std::string("P2.recover.") + which,
               std::string("two states with equal unclipped ") + which + "_t(1), equal c and ||g|| have different " +
                   which + "_t(c): no O(1) recovery function exists",
+              Scope{"reals", std::string("both states (") + which + "_{t-1}, g) and (" + which + "'_{t-1}, g')",
+                    fixed_params(params, {"c", is_m ? "beta1" : "beta2"}) +
+                        "; ||g|| is not a variable (both states share c, which is all of ||g|| the query sees)",
+                    ""},
               q, Answer::Sat, opt.timeout_ms);
   }
   const auto& ob = out.obligations;

@@ -26,7 +26,11 @@ FUSECERT_ENCODER(encode_P2a) {
     z3::expr v_update = model::adam_v(re, v, g), v_none = model::adam_v(re, v, g);
     smt::Query q(ctx);
     q.add(!(v_update == v_none));
-    discharge(out, "P2a.v_update_eq_none", "clip-the-update leaves v exactly as no clipping does", q, Answer::Unsat,
+    discharge(out, "P2a.v_update_eq_none", "clip-the-update leaves v exactly as no clipping does",
+              Scope{"reals", "v, g", fixed_params(params, {"beta2"}),
+                    "both sides are the same term adam_v(v, g) (clip-the-update's state update is the unclipped one by "
+                    "definition): the query is (distinct e e)"},
+              q, Answer::Unsat,
               opt.timeout_ms);
   }
   {
@@ -36,7 +40,8 @@ FUSECERT_ENCODER(encode_P2a) {
     smt::Query q(ctx);
     q.add(c > 0 && c < 1 && g != 0 && v >= 0);
     q.add(model::adam_v(re, v, g) == model::adam_v(re, v, c * g));
-    discharge(out, "P2a.v_update_ne_exact", "v_update != v_exact whenever 0 < c < 1 and g != 0", q, Answer::Unsat,
+    discharge(out, "P2a.v_update_ne_exact", "v_update != v_exact whenever 0 < c < 1 and g != 0",
+              Scope{"reals", "v >= 0, g != 0, c in (0, 1)", fixed_params(params, {"beta2"}), ""}, q, Answer::Unsat,
               opt.timeout_ms);
   }
   {
@@ -55,8 +60,10 @@ FUSECERT_ENCODER(encode_P2a) {
     z3::expr W_update = W + c * (none_state.W - W);
     q.add(c > 0 && c < 1 && v >= 0);
     q.add(!(W_update == exact.W));
-    auto& ob = discharge(out, "P2a.W_differs", "the clipped-update weight differs from the exactly clipped weight", q,
-                         Answer::Sat, opt.timeout_ms);
+    auto& ob = discharge(out, "P2a.W_differs", "the clipped-update weight differs from the exactly clipped weight",
+                         Scope{"reals", "W, m, v >= 0, g, c in (0, 1)",
+                               fixed_params(params, {"beta1", "beta2", "eps", "lam", "lr"}) + ", step = 1", ""},
+                         q, Answer::Sat, opt.timeout_ms);
     if (ob.result == Answer::Sat) {
       double Wd = model_double(ob, "W"), md = model_double(ob, "m"), vd = model_double(ob, "v");
       double gd = model_double(ob, "g"), cd = model_double(ob, "c");

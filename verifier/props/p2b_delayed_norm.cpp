@@ -30,7 +30,12 @@ FUSECERT_ENCODER(encode_P2b) {
     q.add(tau > 0 && nprev >= 0 && nprev <= tau && v >= 0);
     q.add(!(delayed.W == none.W && delayed.m == none.m && delayed.v == none.v));
     discharge(out, "P2b.spike_step_eq_none",
-              "on the spike step (previous norm <= tau) the delayed-norm step is identical to no clipping", q,
+              "on the spike step (previous norm <= tau) the delayed-norm step is identical to no clipping",
+              Scope{"reals", "W, m, v >= 0, g, tau > 0, ||g_prev|| in [0, tau]",
+                    fixed_params(params, {"beta1", "beta2", "eps", "lam", "lr"}) + ", step = 1",
+                    "the premise ||g_prev|| <= tau is the condition of the delayed scale's ite, so the scale is the "
+                    "constant 1 and both sides are the same AdamW step"},
+              q,
               Answer::Unsat, opt.timeout_ms);
   }
   {
@@ -41,7 +46,7 @@ FUSECERT_ENCODER(encode_P2b) {
     q.add(tau > 0 && n > tau && g != 0 && v >= 0);
     q.add(model::adam_v(re, v, g) == model::adam_v(re, v, (tau / n) * g));
     discharge(out, "P2b.spike_step_ne_exact", "the delayed step's v differs from the exactly clipped v on the spike step",
-              q, Answer::Unsat, opt.timeout_ms);
+              Scope{"reals", "v >= 0, g != 0, tau > 0, ||g|| > tau", fixed_params(params, {"beta2"}), ""}, q, Answer::Unsat, opt.timeout_ms);
   }
   // The verdict is the rules file's (rules/propositions.yaml, verdict_rule).
   if (opt.witnesses) {

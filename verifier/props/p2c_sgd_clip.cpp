@@ -36,7 +36,8 @@ FUSECERT_ENCODER(encode_P2c) {
     z3::expr W = re.var("W"), g = re.var("g"), c = re.var("c"), lr = re.c("lr");
     smt::Query q(ctx);
     q.add(!(W - lr * (c * g) == W - (lr * c) * g));
-    discharge(out, "P2c.fold.reals", "W - lr*(c*g) = W - (lr*c)*g for all W, g, c (reals)", q, Answer::Unsat,
+    discharge(out, "P2c.fold.reals", "W - lr*(c*g) = W - (lr*c)*g for all W, g, c (reals)",
+              Scope{"reals", "W, g, c", fixed_params(params, {"lr"}), ""}, q, Answer::Unsat,
               opt.timeout_ms);
   }
   {
@@ -53,8 +54,9 @@ FUSECERT_ENCODER(encode_P2c) {
     q.add(z3::abs(g) >= fp.num(std::ldexp(1.0, -20)) && z3::abs(g) <= fp.num(std::ldexp(1.0, 20)));
     q.add(!(a == b));
     auto& ob = discharge(out, "P2c.rounding.binary32",
-                         "in binary32 the two associations of the update can round differently (no bit-equality claim)", q,
-                         Answer::Sat, opt.timeout_ms);
+                         "in binary32 the two associations of the update can round differently (no bit-equality claim)",
+                         Scope{"binary32", "g with |g| in [2^-20, 2^20], c in [2^-10, 1]", fixed_params(params, {"lr"}), ""},
+                         q, Answer::Sat, opt.timeout_ms);
     if (ob.result == Answer::Sat) {
       float Wf = 0.0f, gf = static_cast<float>(model_double(ob, "g"));
       float cf = static_cast<float>(model_double(ob, "c")), lrf = static_cast<float>(h.lr);

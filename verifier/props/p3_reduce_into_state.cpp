@@ -55,6 +55,10 @@ FUSECERT_ENCODER(encode_P3) {
     discharge(out, scatter ? "P3.reduce_scatter.reals" : "P3.allreduce.reals",
               std::string(scatter ? "reduce-scatter" : "all-reduce") + " of state contributions over " +
                   std::to_string(R) + " ranks equals one momentum step on the summed gradient",
+              Scope{"reals (state and gradients), integers (ranks, rows)",
+                    std::string("the gradients G(rank, row) and state B(row) (uninterpreted), the owner rank") +
+                        (scatter ? ", the row count V and the row" : ", the row"),
+                    "R = " + std::to_string(R) + " ranks, " + fixed_params(params, {"mu"}), ""},
               q, Answer::Unsat, opt.timeout_ms);
   }
   for (bool uniq : {true, false}) {
@@ -76,6 +80,7 @@ FUSECERT_ENCODER(encode_P3) {
               uniq ? "for all V, R > 0: no row lies in two ranks' shards"
                    : "for all V, R > 0: every row has an owner (closed form x < rem*(q+1) ? x div (q+1) : rem + (x - "
                      "rem*(q+1)) div q)",
+              Scope{"integers", "rows V >= 0, ranks R > 0, the row", "", ""},
               q, Answer::Unsat, opt.timeout_ms);
   }
   {
@@ -92,8 +97,10 @@ FUSECERT_ENCODER(encode_P3) {
     q.add(v >= 0);
     q.add(!(model::adam_v(re, v, sum) == re.c("beta2") * v + re.c("one_minus_beta2") * sumsq));
     auto& ob = discharge(out, "P3.adamw_partials",
-                         "AdamW's v is not affine: stepping v on per-rank partials differs from the step on the sum", q,
-                         Answer::Sat, opt.timeout_ms);
+                         "AdamW's v is not affine: stepping v on per-rank partials differs from the step on the sum",
+                         Scope{"reals", "v >= 0, the per-rank gradients G_r",
+                               "R = " + std::to_string(R) + " ranks, " + fixed_params(params, {"beta2"}), ""},
+                         q, Answer::Sat, opt.timeout_ms);
     if (ob.result == Answer::Sat) {
       double s = 0, ss = 0;
       for (long r = 0; r < R; ++r) {

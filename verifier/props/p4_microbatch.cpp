@@ -30,7 +30,10 @@ FUSECERT_ENCODER(encode_P4) {
     smt::Query q(ctx);
     q.add(!(acc == model::momentum_state(re, B, sum)));
     discharge(out, "P4.momentum.reals",
-              "accumulating " + std::to_string(n) + " micro-batches into the momentum equals one step on their sum", q,
+              "accumulating " + std::to_string(n) + " micro-batches into the momentum equals one step on their sum",
+              Scope{"reals", "B, the micro-batch gradients g_k",
+                    fixed_params(params, {"microbatches", "mu"}), ""},
+              q,
               Answer::Unsat, opt.timeout_ms);
   }
   {
@@ -46,7 +49,10 @@ FUSECERT_ENCODER(encode_P4) {
     q.add(v >= 0);
     q.add(!(acc == model::adam_v(re, v, sum)));
     auto& ob = discharge(out, "P4.adamw_v.reals",
-                         "accumulating micro-batches into AdamW's v differs from one step on their sum", q, Answer::Sat,
+                         "accumulating micro-batches into AdamW's v differs from one step on their sum",
+                         Scope{"reals", "v >= 0, the micro-batch gradients g_k",
+                               fixed_params(params, {"microbatches", "beta2"}), ""},
+                         q, Answer::Sat,
                          opt.timeout_ms);
     if (ob.result == Answer::Sat) {
       double vv = model_double(ob, "v"), s = 0, ss = 0;

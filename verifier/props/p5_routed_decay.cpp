@@ -44,7 +44,11 @@ FUSECERT_ENCODER(encode_P5) {
     smt::Query q(ctx);
     for (auto& r : routed) q.add(r);
     q.add(!(u.folded == u.correct));
-    discharge(out, "P5.dense.reals", "with dense routing (every step routed) folded decay equals correct decay", q,
+    discharge(out, "P5.dense.reals", "with dense routing (every step routed) folded decay equals correct decay",
+              Scope{"reals", "m0, the gradients g_k", fixed_params(params, {"unrolled_steps", "beta1"}),
+                    "with every routed_k a premise, both ites pick the routed branch and folded and correct m are the "
+                    "same terms adam_m(...adam_m(m0, g0)..., g_n)"},
+              q,
               Answer::Unsat, opt.timeout_ms);
   }
   {
@@ -54,7 +58,8 @@ FUSECERT_ENCODER(encode_P5) {
     smt::Query q(ctx);
     q.add(m != 0);
     q.add(m == model::adam_m(re, m, ctx.real_val(0)));  // folded keeps m; correct decays it
-    discharge(out, "P5.unrouted.reals", "on an unrouted step with m != 0, folded m != correct m", q, Answer::Unsat,
+    discharge(out, "P5.unrouted.reals", "on an unrouted step with m != 0, folded m != correct m",
+              Scope{"reals", "m != 0", fixed_params(params, {"beta1"}), ""}, q, Answer::Unsat,
               opt.timeout_ms);
   }
   {
@@ -64,8 +69,10 @@ FUSECERT_ENCODER(encode_P5) {
     auto u = unroll(re, ctx, n, routed);
     smt::Query q(ctx);
     q.add(!(u.folded == u.correct));
-    auto& ob = discharge(out, "P5.counterexample", "a routing sequence where folded and correct m differ", q,
-                         Answer::Sat, opt.timeout_ms);
+    auto& ob = discharge(out, "P5.counterexample", "a routing sequence where folded and correct m differ",
+                         Scope{"reals", "m0, the gradients g_k, the routing routed_k",
+                               fixed_params(params, {"unrolled_steps", "beta1"}), ""},
+                         q, Answer::Sat, opt.timeout_ms);
     if (ob.result == Answer::Sat) {
       double mf = model_double(ob, "m0"), mc = mf;
       std::string seq;
@@ -94,7 +101,10 @@ FUSECERT_ENCODER(encode_P5) {
     q.add(mc == model::adam_m(re, mc, p * g));  // correct, in expectation: E[g_t] = p·g
     q.add(ratio * mc == mf && !(ratio * p == 1));
     discharge(out, "P5.closed_form.reals",
-              "at the fixed points folded m -> g and correct m -> p*g, so the ratio is 1/p", q, Answer::Unsat,
+              "at the fixed points folded m -> g and correct m -> p*g, so the ratio is 1/p",
+              Scope{"reals", "g != 0, routing probability p in (0, 1], the fixed points, the ratio",
+                    fixed_params(params, {"beta1"}) + "; correct m in expectation (E[g_t] = p*g)", ""},
+              q, Answer::Unsat,
               opt.timeout_ms);
   }
   // The verdict (and its note) is the rules file's (rules/propositions.yaml, verdict_rule).

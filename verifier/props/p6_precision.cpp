@@ -39,7 +39,10 @@ FUSECERT_ENCODER(encode_P6) {
     smt::Query q = budget(ctx, eps_g, eps_s);
     q.add(eps_g >= 0);
     q.add(ctx.real_const("gain") * eps_s > eps_s + eps_g);
-    discharge(out, "P6.bound.reals", "gain <= 1 + eps_grad/eps_state for all error budgets", q, Answer::Unsat,
+    discharge(out, "P6.bound.reals", "gain <= 1 + eps_grad/eps_state for all error budgets",
+              Scope{"reals", "eps_grad >= 0, eps_state > 0, delta_grad in [0, eps_grad], delta_state >= eps_state",
+                    "the error model (assumed, not derived): errors add, the state's rounding floors the fused error", ""},
+              q, Answer::Unsat,
               opt.timeout_ms);
   }
   {
@@ -47,7 +50,9 @@ FUSECERT_ENCODER(encode_P6) {
     smt::RealArith re(ctx, {});
     smt::Query q = budget(ctx, re.num(eg), re.num(e_bf16));
     q.add(ctx.real_const("gain") > 2);
-    discharge(out, "P6.bf16_state.reals", "with a bf16 state the fp32 accumulator gains at most 2x", q, Answer::Unsat,
+    discharge(out, "P6.bf16_state.reals", "with a bf16 state the fp32 accumulator gains at most 2x",
+              Scope{"reals", "delta_grad, delta_state", "eps_grad = eps_state = 2^-8 (bf16); the error model", ""}, q,
+              Answer::Unsat,
               opt.timeout_ms);
   }
   {
@@ -56,7 +61,11 @@ FUSECERT_ENCODER(encode_P6) {
     smt::Query q = budget(ctx, re.num(eg), re.num(e_fp32));
     q.add(ctx.real_const("gain") >= re.num(min_gain));
     discharge(out, "P6.fp32_state.reals",
-              "with an fp32 state a gain of at least " + params.at("min_gain").text + "x is possible", q, Answer::Sat,
+              "with an fp32 state a gain of at least " + params.at("min_gain").text + "x is possible",
+              Scope{"reals", "delta_grad, delta_state",
+                    "eps_grad = 2^-8, eps_state = 2^-24 (fp32), " + fixed_params(params, {"min_gain"}) + "; the error model",
+                    ""},
+              q, Answer::Sat,
               opt.timeout_ms);
   }
   // The verdict is the rules file's (rules/propositions.yaml, verdict_rule).

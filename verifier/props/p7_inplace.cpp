@@ -64,6 +64,9 @@ FUSECERT_ENCODER(encode_P7) {
     discharge(out, "P7.value_semantics",
               "with value semantics (W and W' distinct SSA values) no dependence-respecting schedule lets a read of W "
               "see the updated weights",
+              Scope{"integers", "the schedule positions", fixed_params(params, {"reads"}),
+                    "with value semantics a read never sees W' by definition (sees_new is the constant false): the "
+                    "negated claim is the literal false"},
               q, Answer::Unsat, opt.timeout_ms);
   }
   {
@@ -74,6 +77,7 @@ FUSECERT_ENCODER(encode_P7) {
     auto& ob = discharge(out, "P7.inplace_hazard",
                          "after in-place bufferization a dependence-respecting schedule runs the update before the "
                          "ΔX GEMM, which then reads the updated W",
+                         Scope{"integers", "the schedule positions", fixed_params(params, {"reads"}), ""},
                          q, Answer::Sat, opt.timeout_ms);
     if (ob.result == Answer::Sat) {
       auto pos = [&](const char* n) { return static_cast<long>(model_double(ob, n)); };
@@ -99,6 +103,7 @@ FUSECERT_ENCODER(encode_P7) {
     q.add(any);
     discharge(out, "P7.order_condition",
               "in place, if every read of W precedes the update in program order, every read sees the old W",
+              Scope{"integers", "the schedule positions", fixed_params(params, {"reads"}), ""},
               q, Answer::Unsat, opt.timeout_ms);
   }
   // The verdict is the rules file's (rules/propositions.yaml, verdict_rule).

@@ -46,6 +46,9 @@ FUSECERT_ENCODER(encode_P8) {
     discharge(out, "P8.tile_resident",
               "with no gradient-shaped allocation and no escaping gradient result, the fused op's gradient storage "
               "is the tiles in flight (residency = tile)",
+              Scope{"integers", "M, N, tile sizes Tm, Tn, tiles in flight P", "",
+                    "with alloc = escape = 0 the storage definition is P*Tm*Tn + 0 + 0: the claim restates the "
+                    "accounting model"},
               q, Answer::Unsat, opt.timeout_ms);
   }
   {
@@ -57,6 +60,7 @@ FUSECERT_ENCODER(encode_P8) {
     auto& ob = discharge(out, "P8.alloc_breaks",
                          "a gradient-shaped allocation makes the op hold a full M×N gradient even when the tiles in "
                          "flight are smaller",
+                         Scope{"integers", "M, N, tile sizes Tm, Tn, tiles in flight P", "", ""},
                          q, Answer::Sat, opt.timeout_ms);
     if (ob.result == Answer::Sat) {
       auto v = [&](const char* n) { return static_cast<long>(model_double(ob, n)); };
@@ -77,7 +81,8 @@ FUSECERT_ENCODER(encode_P8) {
     q.add(a.alloc == 0 && a.escape == 1 && a.P * a.Tm * a.Tn < a.M * a.N);
     q.add(a.storage >= a.M * a.N);
     discharge(out, "P8.escape_breaks",
-              "a gradient result escaping the fused op must exist in full (M×N), so residency is not tile", q,
+              "a gradient result escaping the fused op must exist in full (M×N), so residency is not tile",
+              Scope{"integers", "M, N, tile sizes Tm, Tn, tiles in flight P", "", ""}, q,
               Answer::Sat, opt.timeout_ms);
   }
   // The verdict is the rules file's (rules/propositions.yaml, verdict_rule).

@@ -23,13 +23,19 @@ FUSECERT_ENCODER(encode_P9) {
   (void)spec;
   const long rows = iparam(params, "rows", 1, 1 << 20), cols = iparam(params, "cols", 1, 1 << 20);
   const std::vector<int64_t> shape = {rows, cols};
+  const Scope scope{"integers (QF_LIA)", "tile sizes, tile origins, the output point and the elements it reads",
+                    fixed_params(params, {"rows", "cols"}) + " (the gradient shape of the reference maps)", ""};
+  Scope identity = scope;
+  identity.definitional =
+      "with identity indexing maps the element read is the output point itself, which the tile computed: unsat by "
+      "congruence (the same query on a consumer's own maps, in certify, is where the evidence is)";
   discharge(out, "P9.coordinate",
                  "a consumer with identity indexing maps (AdamW, SGD, momentum) reads, for every tile size and every "
                  "output point, only gradient elements of the tile that computed that point",
-                 ir::locality_query(ir::problem_for(ir::Locality::Coordinate, shape)), Answer::Unsat, opt.timeout_ms);
+                 identity, ir::locality_query(ir::problem_for(ir::Locality::Coordinate, shape)), Answer::Unsat, opt.timeout_ms);
   auto& row = discharge(out, "P9.row",
                              "a row-statistics consumer (Adafactor) reads outside the producer tile for some tile size",
-                             ir::locality_query(ir::problem_for(ir::Locality::Row, shape)), Answer::Sat,
+                             scope, ir::locality_query(ir::problem_for(ir::Locality::Row, shape)), Answer::Sat,
                              opt.timeout_ms);
   if (row.result == Answer::Sat) {
     // Replay in C++: the row problem's maps are out(x) = (x0, x1), grad(x) = (x0, x2).
@@ -53,10 +59,10 @@ FUSECERT_ENCODER(encode_P9) {
   discharge(out, "P9.row_panels",
                  "the same row consumer is local on a producer whose tiles span whole rows (row locality ⊑ row-panel "
                  "partition)",
-                 ir::locality_query(panels), Answer::Unsat, opt.timeout_ms);
+                 scope, ir::locality_query(panels), Answer::Unsat, opt.timeout_ms);
   discharge(out, "P9.global",
                  "a tensor-wide reduction (global-norm clipping) reads outside the producer tile for some tile size",
-                 ir::locality_query(ir::problem_for(ir::Locality::Global, shape)), Answer::Sat, opt.timeout_ms);
+                 scope, ir::locality_query(ir::problem_for(ir::Locality::Global, shape)), Answer::Sat, opt.timeout_ms);
   // The verdict is the rules file's (rules/propositions.yaml, verdict_rule).
   out.notes.push_back("coordinate ⊏ row/column ⊏ block ⊏ tensor ⊏ layer ⊏ global; `fusecert certify` runs the same "
                       "query on each linalg.generic consumer's own indexing maps (obligation P9.locality)");

@@ -42,6 +42,16 @@ static ordered_json premises_json(const Obligation& o) {
   return o.premises ? ordered_json(std::string(smt::to_string(*o.premises))) : ordered_json(nullptr);
 }
 
+// What the answer covers (issue #19): theory, symbolic, fixed, and whether it
+// is evidence or a sanity check that holds by construction.
+static ordered_json scope_json(const Scope& s) {
+  return {{"theory", s.theory},
+          {"symbolic", s.symbolic},
+          {"fixed", s.fixed},
+          {"evidence", s.evidence()},
+          {"definitional", s.evidence() ? ordered_json(nullptr) : ordered_json(s.definitional)}};
+}
+
 static ordered_json witness_json(const std::optional<Witness>& w) {
   if (!w) return nullptr;
   ordered_json o = ordered_json::object();
@@ -76,6 +86,7 @@ ordered_json render_json(const std::vector<PropositionResult>& rs, const Registr
     for (const auto& o : r.obligations) {
       ordered_json j{{"id", o.id},
                      {"claim", o.claim},
+                     {"scope", scope_json(o.scope)},
                      {"smt2", o.smt2},
                      {"expected", std::string(smt::to_string(o.expected))},
                      {"result", std::string(smt::to_string(o.result))},
@@ -112,6 +123,7 @@ ordered_json render_certificate(const PropositionResult& r, const Registry& reg)
   for (const auto& o : r.obligations)
     obs.push_back({{"id", o.id},
                    {"claim", o.claim},
+                   {"scope", scope_json(o.scope)},
                    {"how", "smt"},
                    {"smt2", o.smt2},
                    {"expected", std::string(smt::to_string(o.expected))},

@@ -40,10 +40,15 @@ std::string render_text(const std::vector<PropositionResult>& rs, bool verbose) 
       o << "\n";
     }
     for (const auto& ob : r.obligations) {
-      o << "  obligation " << ob.id << ": " << smt::to_string(ob.result) << " (expected "
+      o << (ob.scope.evidence() ? "  obligation " : "  sanity check ") << ob.id << ": " << smt::to_string(ob.result)
+        << " (expected "
         << smt::to_string(ob.expected) << ", " << num(ob.time_ms) << " ms" << (ob.cached ? ", cached" : "") << ")"
         << (ob.result != ob.expected ? "  <-- unexpected" : "") << "\n";
       o << "      " << ob.claim << "\n";
+      // The approximation disclosure (issue #19): what the answer covers.
+      o << "      scope: " << ob.scope.theory << "; symbolic: " << ob.scope.symbolic
+        << "; fixed: " << (ob.scope.fixed.empty() ? "nothing" : ob.scope.fixed) << "\n";
+      if (!ob.scope.evidence()) o << "      not evidence (holds by construction): " << ob.scope.definitional << "\n";
       if (!ob.reason.empty()) o << "      solver: " << ob.reason << "\n";
       if (ob.premises)
         o << "      premises alone: " << smt::to_string(*ob.premises)

@@ -1,0 +1,148 @@
+// No evidence true by construction (issue #19). For every evidence obligation
+// of every proposition that answers unsat:
+//  - its premises alone (the query with its goal, the negated claim, dropped)
+//    are not unsat: the proof does not rest on contradictory premises;
+//  - the query with every arithmetic and floating-point operation made
+//    uninterpreted (only equality, ite and the Boolean structure keep their
+//    meaning) is not unsat: the proof uses the theory, not mere congruence or
+//    the shape of its own terms (the old P1 tiling query, `(distinct s s)`,
+//    a goal that is the literal false all stay unsat there).
+// The sanity checks are the obligations the rules file says hold by
+// construction: each must be labelled definitional in its scope.
+#include <gtest/gtest.h>
+#include <z3++.h>
+
+#include <map>
+#include <set>
+
+#include "tests/unit/prover_test_util.h"
+#include "verifier/smt/query.h"
+
+using namespace fusecert;
+
+namespace {
+
+// Rebuilds `e` with every interpreted function other than the core ones
+// (Boolean connectives, =, distinct, ite) and numerals replaced by an
+// uninterpreted function of the same signature.
+class Abstraction {
+ public:
+  explicit Abstraction(z3::context& c) : c_(c) {}
+  z3::expr operator()(const z3::expr& e) {
+    auto key = e.id();
+    if (auto it = memo_.find(key); it != memo_.end()) return it->second;
+    z3::expr out = rebuild(e);
+    memo_.emplace(key, out);
+    return out;
+  }
+
+ private:
+  z3::expr rebuild(const z3::expr& e) {
+    if (!e.is_app()) return e;  // no quantifiers in fusecert's queries
+    z3::func_decl d = e.decl();
+    if (e.is_numeral()) return e;
+    z3::expr_vector args(c_);
+    for (unsigned i = 0; i < e.num_args(); ++i) args.push_back((*this)(e.arg(i)));
+    switch (d.decl_kind()) {
+      case Z3_OP_TRUE: case Z3_OP_FALSE: case Z3_OP_EQ: case Z3_OP_DISTINCT: case Z3_OP_ITE:
+      case Z3_OP_AND: case Z3_OP_OR: case Z3_OP_IFF: case Z3_OP_XOR: case Z3_OP_NOT: case Z3_OP_IMPLIES:
+      case Z3_OP_UNINTERPRETED:
+        return d(args);
+      default: break;
+    }
+    if (d.decl_kind() == Z3_OP_FPA_NUM) return e;
+    z3::sort_vector dom(c_);
+    for (unsigned i = 0; i < d.arity(); ++i) dom.push_back(d.domain(i));
+    std::string name = "abstract_" + d.name().str() + "_" + std::to_string(d.id());
+    z3::func_decl f = c_.function(name.c_str(), dom, d.range());
+    return f(args);
+  }
+  z3::context& c_;
+  std::map<unsigned, z3::expr> memo_;
+};
+
+smt::Answer solve_abstracted(const std::string& text) {
+  z3::context c;
+  z3::solver in(c);
+  in.from_string(text.c_str());
+  Abstraction abs(c);
+  z3::solver s(c);
+  z3::expr_vector all = in.assertions();
+  for (unsigned i = 0; i < all.size(); ++i) s.add(abs(all[i]));
+  z3::params p(c);
+  p.set("timeout", 5000u);
+  s.set(p);
+  switch (s.check()) {
+    case z3::sat: return smt::Answer::Sat;
+    case z3::unsat: return smt::Answer::Unsat;
+    default: return smt::Answer::Unknown;
+  }
+}
+
+const std::vector<verifier::PropositionResult>& all_results() {
+  static std::vector<verifier::PropositionResult> rs = [] {
+    verifier::ProveOptions opt;
+    opt.witnesses = false;
+    return verifier::prove(test::registry(), {}, opt);
+  }();
+  return rs;
+}
+
+}  // namespace
+
+TEST(Evidence, NoUnsatEvidenceRestsOnItsPremisesAlone) {
+  size_t n = 0;
+  for (const auto& r : all_results())
+    for (const auto& o : r.obligations) {
+      if (!o.scope.evidence() || o.result != smt::Answer::Unsat) continue;
+      auto p = smt::solve_smt2(smt::premises_smt2(o.smt2), 20000);
+      EXPECT_EQ(p.answer, smt::Answer::Sat) << o.id << ": the premises alone are " << smt::to_string(p.answer)
+                                            << ", so the query is unsat whatever its goal";
+      ++n;
+    }
+  EXPECT_GE(n, 15u);
+}
+
+TEST(Evidence, NoUnsatEvidenceHoldsByCongruence) {
+  size_t n = 0;
+  for (const auto& r : all_results())
+    for (const auto& o : r.obligations) {
+      if (!o.scope.evidence() || o.result != smt::Answer::Unsat) continue;
+      EXPECT_NE(solve_abstracted(o.smt2), smt::Answer::Unsat)
+          << o.id << ": unsat with every arithmetic and floating-point operation uninterpreted: it holds by "
+             "construction of its terms, so it is a sanity check, not evidence";
+      ++n;
+    }
+  EXPECT_GE(n, 15u);
+}
+
+// The test above can fail: the obligations found true by construction are
+// unsat under the same abstraction (they are sanity checks now), except
+// P2b.spike_step_eq_none (needs 1*g = g) and P8.tile_resident (0*x = 0),
+// labelled by reading them.
+TEST(Evidence, TheAbstractionCatchesTheKnownDefinitionalObligations) {
+  std::set<std::string> want = {"P1.tiling.binary32", "P1.epilogue.binary32", "P1.korder.int",
+                                "P2a.v_update_eq_none", "P5.dense.reals", "P7.value_semantics",
+                                "P9.coordinate"};
+  std::set<std::string> seen;
+  for (const auto& r : all_results())
+    for (const auto& o : r.obligations)
+      if (want.count(o.id)) {
+        seen.insert(o.id);
+        EXPECT_EQ(solve_abstracted(o.smt2), smt::Answer::Unsat) << o.id;
+      }
+  for (const auto& id : want) EXPECT_TRUE(seen.count(id) || id == "P1.korder.int") << id << " was not discharged";
+}
+
+TEST(Evidence, SanityChecksAreLabelledDefinitional) {
+  for (const auto& r : all_results()) {
+    const auto* spec = test::registry().find(r.id);
+    ASSERT_NE(spec, nullptr);
+    for (const auto& o : r.obligations) {
+      EXPECT_EQ(!o.scope.evidence(), spec->rule.is_sanity(o.id)) << o.id;
+      EXPECT_FALSE(o.scope.theory.empty()) << o.id;
+      EXPECT_FALSE(o.scope.symbolic.empty()) << o.id;
+      if (spec->rule.is_sanity(o.id)) EXPECT_FALSE(o.scope.definitional.empty()) << o.id;
+    }
+  }
+}
