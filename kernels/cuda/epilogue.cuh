@@ -5,6 +5,7 @@
 #include <cuda_runtime.h>
 
 #include "fusecert/kernels/optim.h"
+#include "sqrt_refined.cuh"
 
 namespace fusecert::kernels::detail {
 
@@ -158,6 +159,11 @@ __device__ __forceinline__ void load_state8(const StepParams& p, std::size_t i, 
 
 /// Phase 2: apply the step with gradients g to the loaded values and store
 /// W, m (and v for AdamW); momentum_state stores only the contribution in m.
+/// kRefinedSqrt (the TMA kernels; the unfused baseline keeps false): AdamW's
+/// eight square roots by sqrt_refined when all eight new v lie in its range,
+/// else by __fsqrt_rn — the same bits (sqrt_refined.cuh), without a
+/// slow-path branch per element.
+template <bool kRefinedSqrt = false>
 __device__ __forceinline__ void update_store8(const StepParams& p, const float (&g)[kVec],
                                               std::size_t i, void* W, DType wt, void* m, void* v,
                                               DType st, float (&w)[kVec], float (&mm)[kVec],
@@ -170,8 +176,27 @@ __device__ __forceinline__ void update_store8(const StepParams& p, const float (
     return;
   }
   if (p.opt == Optimizer::adamw) {
+    if constexpr (kRefinedSqrt) {
+      bool in_range = true;
 #pragma unroll
-    for (int k = 0; k < kVec; ++k) adamw_update(p, g[k], w[k], mm[k], vv[k]);
+      for (int k = 0; k < kVec; ++k) {
+        adamw_moments(p, g[k], mm[k], vv[k]);
+        in_range = in_range && sqrt_refined_in_range(vv[k]);
+      }
+      float r[kVec];
+      if (in_range) {
+#pragma unroll
+        for (int k = 0; k < kVec; ++k) r[k] = sqrt_refined(vv[k]);
+      } else {
+#pragma unroll
+        for (int k = 0; k < kVec; ++k) r[k] = fk_sqrt(vv[k]);
+      }
+#pragma unroll
+      for (int k = 0; k < kVec; ++k) w[k] = adamw_weight(p, w[k], mm[k], r[k]);
+    } else {
+#pragma unroll
+      for (int k = 0; k < kVec; ++k) adamw_update(p, g[k], w[k], mm[k], vv[k]);
+    }
     store8(v, st, i, vv);
   } else {
 #pragma unroll

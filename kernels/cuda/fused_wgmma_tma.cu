@@ -17,6 +17,9 @@
 namespace fusecert::kernels {
 namespace {
 
+// AdamW's square roots by sqrt_refined in batches of eight (epilogue.cuh).
+constexpr bool kRefinedSqrtTma = true;
+
 constexpr int kBM = 128, kBK = 64, kPanel = kBK * 128;  // 64 token rows x 128 B
 constexpr int kMath = 256, kEpi = 224, kThreads = kMath + kEpi + 32;  // + producer warp
 constexpr int kBarFull = 2, kBarEmpty = 3;  // named barriers of the tile hand-off
@@ -172,7 +175,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         if (grad_dump)
 #pragma unroll
           for (int k = 0; k < 8; ++k) grad_dump[idx[u] + k] = g[k];
-        detail::update_store8(p, g, idx[u], W, wt, m, v, st, w[u], mm[u], vv[u]);
+        detail::update_store8<kRefinedSqrtTma>(p, g, idx[u], W, wt, m, v, st, w[u], mm[u], vv[u]);
       }
     }
     if (t + static_cast<int>(gridDim.x) < tiles) detail::named_bar_arrive(kBarEmpty, kMath + kEpi);
@@ -289,7 +292,7 @@ __global__ void __launch_bounds__(kThreads2, 2)
       if (grad_dump)
 #pragma unroll
         for (int k = 0; k < 8; ++k) grad_dump[idx[u] + k] = g[u][k];
-      detail::update_store8(p, g[u], idx[u], W, wt, m, v, st, w[u], mm[u], vv[u]);
+      detail::update_store8<kRefinedSqrtTma>(p, g[u], idx[u], W, wt, m, v, st, w[u], mm[u], vv[u]);
     }
   }
 }

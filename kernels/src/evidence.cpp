@@ -181,10 +181,18 @@ EvidenceRow evidence_fused_vs_host() {
             worst_grad_rel = std::max(worst_grad_rel, rel_l2(g_dev, multi_g_host));
           }
         }
-  row.passed = mismatches == 0 && worst_grad_rel < 1e-5;
+  // The square root the _pingpong epilogue takes inside its range
+  // (sqrt_refined.cuh), against __fsqrt_rn on every binary32 pattern.
+  SqrtRefinedCheck sq;
+  FK_CHECK(check_sqrt_refined(&sq));
+  const bool sqrt_ok = sq.in_range_mismatches == 0 && sq.select_mismatches == 0 &&
+                       sq.in_range == sq.range_max_bits - sq.range_min_bits + 1ull;
+  row.passed = mismatches == 0 && worst_grad_rel < 1e-5 && sqrt_ok;
   row.summary = std::to_string(cases) + " cases, " + std::to_string(mismatches) +
                 " mismatching elements; mma accumulator rel. L2 error vs sequential fp32 " +
-                Json(worst_grad_rel).dump();
+                Json(worst_grad_rel).dump() + "; refined sqrt vs __fsqrt_rn on all 2^32 patterns: " +
+                std::to_string(sq.in_range_mismatches) + " differ in its range, " +
+                std::to_string(sq.select_mismatches) + " with the range check";
   Json names = Json::array();
   for (const auto& c : tensor_core) names.push_back(c.name());
   row.details = {{"cases", cases},
@@ -200,6 +208,17 @@ EvidenceRow evidence_fused_vs_host() {
                  {"W_dtypes", {"f32", "bf16"}},
                  {"state_dtypes", {"f32", "bf16"}},
                  {"mma_grad_rel_l2_vs_sequential", worst_grad_rel},
+                 {"sqrt_refined",
+                  {{"what", "sqrt_refined (one rsqrt.approx refined once) and sqrt_rn_select "
+                            "(sqrt_refined inside the range, __fsqrt_rn outside) vs __fsqrt_rn, "
+                            "bits, every binary32 pattern (two NaNs compare equal)"},
+                   {"patterns", sq.patterns},
+                   {"range_bits", {sq.range_min_bits, sq.range_max_bits}},
+                   {"in_range", sq.in_range},
+                   {"in_range_mismatches", sq.in_range_mismatches},
+                   {"outside_mismatches", sq.outside_mismatches},
+                   {"select_mismatches", sq.select_mismatches},
+                   {"passed", sqrt_ok}}},
                  {"failures", failures}};
   return row;
 }

@@ -1,5 +1,6 @@
-// GPU tests: the four hardware evidence rows (kernels.md). Each test skips
-// with a clear message when no CUDA device is present (CI has none).
+// GPU tests: the four hardware evidence rows (kernels.md) and the arithmetic
+// they rely on. Each test skips with a clear message when no CUDA device is
+// present (CI has none).
 #include <gtest/gtest.h>
 
 #include <vector>
@@ -39,6 +40,20 @@ TEST_F(Gpu, Row3NoGradientSizedAllocation) {
 TEST_F(Gpu, Row4Fp32AccumulatorGains) {
   const fk::EvidenceRow r = fk::evidence_p6_gains();
   EXPECT_TRUE(r.passed) << r.summary << "\n" << r.details.dump();
+}
+
+// The refined square root of the _pingpong and TMA epilogues (issue #20):
+// bitwise __fsqrt_rn on every binary32 pattern of its range, and, with the
+// range check, everywhere; outside the range it does differ (so the check is
+// needed and the comparison can fail).
+TEST_F(Gpu, RefinedSqrtEqualsIeeeSqrtOnEveryPattern) {
+  fk::SqrtRefinedCheck c;
+  ASSERT_EQ(fk::check_sqrt_refined(&c), cudaSuccess);
+  EXPECT_EQ(c.patterns, 1ull << 32);
+  EXPECT_EQ(c.in_range, static_cast<unsigned long long>(c.range_max_bits - c.range_min_bits) + 1);
+  EXPECT_EQ(c.in_range_mismatches, 0u);
+  EXPECT_EQ(c.select_mismatches, 0u);
+  EXPECT_GT(c.outside_mismatches, 0u);
 }
 
 TEST_F(Gpu, RejectsShapesTheTensorCoreKernelCannotTake) {

@@ -66,6 +66,19 @@ class CublasWgrad {
   void* handle_ = nullptr;
 };
 
+/// The exhaustive check of the refined square root (sqrt_refined.cuh) that
+/// the _pingpong epilogue uses inside its range: every binary32 pattern x,
+/// sqrt_refined(x) and sqrt_rn_select(x) against __fsqrt_rn(x) by their bits.
+struct SqrtRefinedCheck {
+  unsigned long long patterns = 0;             ///< 2^32
+  unsigned long long in_range = 0;             ///< patterns in [range_min_bits, range_max_bits]
+  unsigned long long in_range_mismatches = 0;  ///< must be 0
+  unsigned long long outside_mismatches = 0;   ///< why the range is needed
+  unsigned long long select_mismatches = 0;    ///< must be 0
+  unsigned range_min_bits = 0, range_max_bits = 0;
+};
+cudaError_t check_sqrt_refined(SqrtRefinedCheck* out);
+
 /// Fill n bf16 values with deterministic pseudo-random N(0,1)-like values
 /// (sum of uniforms) scaled by `scale`, on the device.
 cudaError_t fill_random_device(void* p, DType t, std::size_t n, std::uint64_t seed, float scale,

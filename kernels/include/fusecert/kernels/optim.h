@@ -56,12 +56,22 @@ struct StepParams {
 /// Fill the derived fields of `p` from its hyper-parameters and step.
 StepParams make_step_params(StepParams p);
 
-/// One AdamW element update. g: gradient (binary32); w, m, v in/out.
-FK_HD void adamw_update(const StepParams& p, float g, float& w, float& m, float& v) {
+/// AdamW's moments: m, v in/out with gradient g.
+FK_HD void adamw_moments(const StepParams& p, float g, float& m, float& v) {
   m = fk_add(fk_mul(p.beta1, m), fk_mul(p.one_minus_beta1, g));
   v = fk_add(fk_mul(p.beta2, v), fk_mul(p.one_minus_beta2, fk_mul(g, g)));
-  const float denom = fk_add(fk_mul(fk_sqrt(v), p.inv_sqrt_bc2), p.eps);
-  w = fk_sub(fk_mul(w, p.decay), fk_div(fk_mul(p.step_size, m), denom));
+}
+/// AdamW's new weight from w, the new m and sqrt_v = fk_sqrt(new v) (a
+/// kernel may compute that square root by another correctly rounded
+/// sequence: the bits are the same).
+FK_HD float adamw_weight(const StepParams& p, float w, float m, float sqrt_v) {
+  const float denom = fk_add(fk_mul(sqrt_v, p.inv_sqrt_bc2), p.eps);
+  return fk_sub(fk_mul(w, p.decay), fk_div(fk_mul(p.step_size, m), denom));
+}
+/// One AdamW element update. g: gradient (binary32); w, m, v in/out.
+FK_HD void adamw_update(const StepParams& p, float g, float& w, float& m, float& v) {
+  adamw_moments(p, g, m, v);
+  w = adamw_weight(p, w, m, fk_sqrt(v));
 }
 
 /// One SGD-momentum element update. g: gradient; w, b (momentum buffer) in/out.
