@@ -11,8 +11,10 @@
 #   SHAPES: bench shapes (default: the 9 spec shapes); REPS (default 20).
 #   PREVIOUS / PREVIOUS_TORCH: the last run's bench.json / torch_baseline.json
 #        (default docs/kernels/); NCU: kernel-name regexes to profile
-#        matched against demangled names, so a space is written "."
-#        (e.g. "tma2_kernel<128 pingpong_kernel<.int.3,..int.4"), NCU_SHAPE
+#        matched against demangled names, so a space is written "." (the
+#        names spell "(int)3": e.g. "tma2_kernel<.int.128,
+#        pingpong_kernel<.int.3,..int.2,..int.128,.*DType.1,..fusecert::kernels::DType.1>"
+#        for the 128x128 ping-pong with bf16 W and states), NCU_SHAPE
 #        (default 4096x4096x512).
 #   GTEST_FILTER: which GPU GoogleTests (default all; the Row tests repeat the
 #        runner's evidence rows); SKIP_EVIDENCE, SKIP_GTEST, SKIP_TORCH,
