@@ -1,0 +1,67 @@
+#include "support/diag/render.h"
+
+#include <system_error>
+
+namespace fusecert::diag {
+
+namespace fs = std::filesystem;
+
+TextRenderer::TextRenderer(fs::path base, std::string tool) : base_(std::move(base)), tool_(std::move(tool)) {
+  std::error_code ec;
+  cwd_ = fs::current_path(ec);
+  if (ec) cwd_.clear();
+}
+
+std::string TextRenderer::path(const std::string& file) const {
+  if (file.empty()) return file;
+  fs::path p(file);
+  if (p.is_relative()) {
+    if (base_.empty()) return file;  // already relative to the working directory
+    p = base_ / p;
+  }
+  if (!p.is_absolute() || cwd_.empty()) return p.string();
+  const fs::path norm = p.lexically_normal();
+  const fs::path rel = norm.lexically_relative(cwd_);
+  if (rel.empty() || *rel.begin() == "..") return norm.string();
+  return rel.string();
+}
+
+std::string TextRenderer::location(const Location& at) const {
+  if (at.file.empty()) return tool_;  // may be empty: then the line starts with the severity
+  std::string s = path(at.file);
+  if (at.line == 0) return s;
+  s += ":" + std::to_string(at.line);
+  if (at.col != 0) s += ":" + std::to_string(at.col);
+  return s;
+}
+
+std::string TextRenderer::render(const Diagnostic& d) const {
+  const std::string where = location(d.loc);
+  std::string s = (where.empty() ? "" : where + ": ") + to_string(d.severity) + ": " + d.message;
+  if (!d.rule.empty()) s += " [" + d.rule + "]";
+  s += "\n";
+  for (const auto& n : d.notes) {
+    const std::string at = location(n.loc);
+    s += (at.empty() ? "" : at + ": ") + "note: " + n.message + "\n";
+  }
+  return s;
+}
+
+std::string TextRenderer::render(const std::vector<Diagnostic>& ds) const {
+  std::string s;
+  for (const auto& d : ds) s += render(d);
+  return s;
+}
+
+std::string render_text(const Diagnostic& d) { return TextRenderer().render(d); }
+
+nlohmann::json to_json(const Location& at) { return {{"file", at.file}, {"line", at.line}, {"col", at.col}}; }
+
+nlohmann::json to_json(const Diagnostic& d) {
+  nlohmann::json notes = nlohmann::json::array();
+  for (const auto& n : d.notes) notes.push_back({{"location", to_json(n.loc)}, {"message", n.message}});
+  return {{"severity", to_string(d.severity)}, {"rule", d.rule}, {"location", to_json(d.loc)},
+          {"message", d.message}, {"notes", notes}};
+}
+
+}  // namespace fusecert::diag
