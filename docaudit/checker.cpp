@@ -86,11 +86,11 @@ class DocumentCache {
 
 std::size_t CheckResult::errors() const {
   return static_cast<std::size_t>(std::count_if(findings.begin(), findings.end(),
-                                                [](const Finding& f) { return f.severity == Severity::Error; }));
+                                                [](const diag::Diagnostic& f) { return f.severity == diag::Severity::Error; }));
 }
 std::size_t CheckResult::warnings() const {
   return static_cast<std::size_t>(std::count_if(findings.begin(), findings.end(),
-                                                [](const Finding& f) { return f.severity == Severity::Warning; }));
+                                                [](const diag::Diagnostic& f) { return f.severity == diag::Severity::Warning; }));
 }
 
 namespace {
@@ -356,16 +356,16 @@ CheckResult run_check(const RuleSet& rules, const CheckOptions& opt) {
   const std::set<fs::path> routed = reachable(rules, repo, cache);
 
   // 4. Run the rule families per document, each with its own rule set.
-  std::vector<std::vector<Finding>> per_doc(checked.size());
+  std::vector<std::vector<diag::Diagnostic>> per_doc(checked.size());
   parallel_for(checked.size(), jobs, [&](std::size_t i) {
     const Document& d = *checked[i];
     const RuleSet& rs = rules_of(d.abs);
     const Context ctx{rs, repo, opt.today, [&](const fs::path& p) { return cache.get(p); }, &verdicts, &routed};
-    std::vector<Finding>& out = per_doc[i];
+    std::vector<diag::Diagnostic>& out = per_doc[i];
     const bool referrer = referrers.count(d.abs) > 0;
     if (!referrer) out = d.input_findings;
     if (!d.parsed || d.generated) return;
-    std::vector<Finding> found;
+    std::vector<diag::Diagnostic> found;
     Sink sink(rs, d.display, found);
     if (!referrer) check_frontmatter(d, ctx, sink);
     check_routing(d, ctx, sink);
@@ -375,14 +375,14 @@ CheckResult run_check(const RuleSet& rules, const CheckOptions& opt) {
       check_hygiene(d, ctx, sink);
       check_propositions(d, ctx, sink);
     }
-    std::vector<Finding> problems;
+    std::vector<diag::Diagnostic> problems;
     std::vector<Suppression> sups = read_suppressions(d.outline.comments, rs, d.display, problems);
     if (referrer) {
-      found.erase(std::remove_if(found.begin(), found.end(), [](const Finding& f) { return !routing_or_link_rule(f.rule); }),
+      found.erase(std::remove_if(found.begin(), found.end(), [](const diag::Diagnostic& f) { return !routing_or_link_rule(f.rule); }),
                   found.end());
       apply_suppressions(sups, found, rs, d.display);
       // A referrer's other directives are not this run's business.
-      found.erase(std::remove_if(found.begin(), found.end(), [](const Finding& f) { return f.rule == "suppress.unused"; }),
+      found.erase(std::remove_if(found.begin(), found.end(), [](const diag::Diagnostic& f) { return f.rule == "suppress.unused"; }),
                   found.end());
       out.insert(out.end(), found.begin(), found.end());
       return;
@@ -401,9 +401,9 @@ CheckResult run_check(const RuleSet& rules, const CheckOptions& opt) {
   if (rules.enabled("lifecycle.retained-missing"))
     for (const auto& kept : rules.retained)
       if (!repo.exists(repo.root() / kept.path))
-        res.findings.push_back(Finding{repo.display(Repo::normal(kept.source)), kept.line, kept.col, rules.severity("lifecycle.retained-missing"),
+        res.findings.push_back(finding(repo.display(Repo::normal(kept.source)), kept.line, kept.col, rules.severity("lifecycle.retained-missing"),
                                        "lifecycle.retained-missing",
-                                       "retained snapshot `" + kept.path + "` no longer exists; remove the entry"});
+                                       "retained snapshot `" + kept.path + "` no longer exists; remove the entry"));
   sort_findings(res.findings);
   return res;
 }

@@ -36,7 +36,7 @@ struct CheckOptions {
 };
 
 struct CheckResult {
-  std::vector<Finding> findings;                 ///< sorted
+  std::vector<diag::Diagnostic> findings;                 ///< sorted
   std::size_t files = 0;                         ///< documents checked
   std::uintmax_t bytes = 0;                      ///< their total size
   std::size_t errors() const;

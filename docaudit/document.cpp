@@ -53,7 +53,7 @@ Document load_document(const fs::path& abs, const Repo& repo, const RuleSet& rul
   d.display = repo.display(abs);
   d.authored = repo.authored(abs);
   auto input = [&](const std::string& rule, int line, int col, const std::string& msg) {
-    if (rules.enabled(rule)) d.input_findings.push_back(Finding{d.display, line, col, rules.severity(rule), rule, msg});
+    if (rules.enabled(rule)) d.input_findings.push_back(finding(d.display, line, col, rules.severity(rule), rule, msg));
   };
 
   std::error_code ec;

@@ -29,7 +29,7 @@ struct Document {
   Outline outline;
   /// Findings of the input checks (these are not suppressible: the file was
   /// not parsed, so its comments are unknown).
-  std::vector<Finding> input_findings;
+  std::vector<diag::Diagnostic> input_findings;
 
   /// Scalar value of a frontmatter key ("" when absent or not a scalar).
   std::string meta(const std::string& key) const;

@@ -1,7 +1,6 @@
 #include "docaudit/finding.h"
 
 #include <algorithm>
-#include <tuple>
 
 namespace fusecert::docaudit {
 
@@ -14,17 +13,16 @@ std::string to_string(Severity s) {
   return "error";
 }
 
-bool operator<(const Finding& a, const Finding& b) {
-  return std::tie(a.path, a.line, a.col, a.rule, a.message) <
-         std::tie(b.path, b.line, b.col, b.rule, b.message);
+diag::Severity to_diag(Severity s) { return s == Severity::Warning ? diag::Severity::Warning : diag::Severity::Error; }
+
+diag::Diagnostic finding(std::string path, int line, int col, Severity level, std::string rule, std::string message) {
+  return diag::make(to_diag(level),
+                    diag::Location{std::move(path), static_cast<unsigned>(std::max(line, 0)),
+                                   static_cast<unsigned>(std::max(col, 0))},
+                    std::move(rule), std::move(message));
 }
 
-bool operator==(const Finding& a, const Finding& b) {
-  return std::tie(a.path, a.line, a.col, a.rule, a.message, a.severity) ==
-         std::tie(b.path, b.line, b.col, b.rule, b.message, b.severity);
-}
-
-void sort_findings(std::vector<Finding>& findings) {
+void sort_findings(std::vector<diag::Diagnostic>& findings) {
   std::sort(findings.begin(), findings.end());
   findings.erase(std::unique(findings.begin(), findings.end()), findings.end());
 }

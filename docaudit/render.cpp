@@ -6,11 +6,8 @@
 
 namespace fusecert::docaudit {
 
-std::string render_text(const CheckResult& res) {
-  std::string out;
-  for (const auto& f : res.findings)
-    out += f.path + ":" + std::to_string(f.line) + ":" + std::to_string(f.col) + ": " + to_string(f.severity) + " [" +
-           f.rule + "] " + f.message + "\n";
+std::string render_text(const CheckResult& res, const diag::TextRenderer& engine) {
+  std::string out = engine.render(res.findings);
   out += "fusecert docs: " + std::to_string(res.files) + " file(s), " + std::to_string(res.errors()) + " error(s), " +
          std::to_string(res.warnings()) + " warning(s)\n";
   return out;
@@ -26,10 +23,10 @@ std::string render_json(const CheckResult& res, const std::string& version) {
   j["warnings"] = res.warnings();
   j["findings"] = nlohmann::ordered_json::array();
   for (const auto& f : res.findings)
-    j["findings"].push_back({{"path", f.path},
-                             {"line", f.line},
-                             {"column", f.col},
-                             {"severity", to_string(f.severity)},
+    j["findings"].push_back({{"path", f.loc.file},
+                             {"line", f.loc.line},
+                             {"column", f.loc.col},
+                             {"severity", diag::to_string(f.severity)},
                              {"rule", f.rule},
                              {"message", f.message}});
   // A path need not be UTF-8 (a file named `x\xff.md`): a bad byte is
@@ -58,15 +55,16 @@ std::string render_sarif(const CheckResult& res, const RuleSet& rules, const std
     json r;
     r["ruleId"] = f.rule;
     if (auto it = index.find(f.rule); it != index.end()) r["ruleIndex"] = it->second;
-    r["level"] = f.severity == Severity::Warning ? "warning" : "error";
+    r["level"] = f.severity == diag::Severity::Warning ? "warning" : "error";
     r["message"] = {{"text", f.message}};
     // Repository-relative paths are anchored at %SRCROOT%; others are file URIs.
-    const bool absolute = !f.path.empty() && f.path[0] == '/';
-    json artifact = {{"uri", absolute ? "file://" + f.path : f.path}};
+    const std::string& path = f.loc.file;
+    const bool absolute = !path.empty() && path[0] == '/';
+    json artifact = {{"uri", absolute ? "file://" + path : path}};
     if (!absolute) artifact["uriBaseId"] = "%SRCROOT%";
     r["locations"] = json::array({{{"physicalLocation",
                                     {{"artifactLocation", artifact},
-                                     {"region", {{"startLine", f.line}, {"startColumn", f.col}}}}}}});
+                                     {"region", {{"startLine", f.loc.line}, {"startColumn", f.loc.col}}}}}}});
     results.push_back(r);
   }
   json run;

@@ -5,12 +5,15 @@
 
 #include "docaudit/checker.h"
 #include "docaudit/ruleset.h"
+#include "support/diag/render.h"
 
 namespace fusecert::docaudit {
 
-/// One line per finding, `path:line:col: error|warning [rule-id] message`,
+/// One line per finding through the diagnostic engine,
+/// `path:line:col: error|warning: message [rule-id]` (paths relative to the
+/// working directory: pass an engine whose base is the repository root),
 /// then a summary line.
-std::string render_text(const CheckResult& res);
+std::string render_text(const CheckResult& res, const diag::TextRenderer& engine = diag::TextRenderer());
 
 /// {"tool", "version", "files", "bytes", "errors", "warnings", "findings": [...]}.
 std::string render_json(const CheckResult& res, const std::string& version);

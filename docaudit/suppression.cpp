@@ -24,10 +24,10 @@ bool opens_with(const std::string& body, std::string_view kw) {
 }  // namespace
 
 std::vector<Suppression> read_suppressions(const std::vector<Comment>& comments, const RuleSet& rules,
-                                           const std::string& path, std::vector<Finding>& problems) {
+                                           const std::string& path, std::vector<diag::Diagnostic>& problems) {
   std::vector<Suppression> out;
   auto problem = [&](const std::string& rule, Pos p, const std::string& msg) {
-    if (rules.enabled(rule)) problems.push_back(Finding{path, p.line, p.col, rules.severity(rule), rule, msg});
+    if (rules.enabled(rule)) problems.push_back(finding(path, p.line, p.col, rules.severity(rule), rule, msg));
   };
   for (const auto& c : comments) {
     const std::string body = trim(c.body);
@@ -85,14 +85,14 @@ std::vector<Suppression> read_suppressions(const std::vector<Comment>& comments,
   return out;
 }
 
-void apply_suppressions(std::vector<Suppression>& sups, std::vector<Finding>& findings, const RuleSet& rules,
+void apply_suppressions(std::vector<Suppression>& sups, std::vector<diag::Diagnostic>& findings, const RuleSet& rules,
                         const std::string& path) {
-  auto covered = [&](const Finding& f) {
+  auto covered = [&](const diag::Diagnostic& f) {
     if (f.rule.rfind("suppress.", 0) == 0) return false;
     bool hit = false;
     for (auto& s : sups) {
       if (std::find(s.rules.begin(), s.rules.end(), f.rule) == s.rules.end()) continue;
-      if (s.scope == Suppression::Scope::File || f.line == s.target_line) {
+      if (s.scope == Suppression::Scope::File || static_cast<int>(f.loc.line) == s.target_line) {
         s.used = true;
         hit = true;
       }
@@ -103,9 +103,9 @@ void apply_suppressions(std::vector<Suppression>& sups, std::vector<Finding>& fi
   if (!rules.enabled("suppress.unused")) return;
   for (const auto& s : sups)
     if (!s.used)
-      findings.push_back(Finding{path, s.pos.line, s.pos.col, rules.severity("suppress.unused"), "suppress.unused",
+      findings.push_back(finding(path, s.pos.line, s.pos.col, rules.severity("suppress.unused"), "suppress.unused",
                                  "suppression of " + s.rules.front() + (s.rules.size() > 1 ? ", ..." : "") +
-                                     " covers no finding; remove it"});
+                                     " covers no finding; remove it"));
 }
 
 }  // namespace fusecert::docaudit

@@ -27,11 +27,11 @@ struct Suppression {
 /// `problems` (suppress.missing-reason / suppress.unknown-rule /
 /// suppress.malformed).
 std::vector<Suppression> read_suppressions(const std::vector<Comment>& comments, const RuleSet& rules,
-                                           const std::string& path, std::vector<Finding>& problems);
+                                           const std::string& path, std::vector<diag::Diagnostic>& problems);
 
 /// Removes the findings a directive covers (suppress.* findings are never
 /// suppressed) and reports unused directives (suppress.unused).
-void apply_suppressions(std::vector<Suppression>& sups, std::vector<Finding>& findings, const RuleSet& rules,
+void apply_suppressions(std::vector<Suppression>& sups, std::vector<diag::Diagnostic>& findings, const RuleSet& rules,
                         const std::string& path);
 
 }  // namespace fusecert::docaudit

@@ -8,7 +8,8 @@ PKGS_BUILD=(g++ cmake ninja-build pkg-config python3)
 # nlohmann-json3-dev: also the JSON of kernels/ (a standalone kernels build on a GPU
 # host without apt takes the .deb carried along: bench/kernels/device_run.sh).
 PKGS_PROVER=(libz3-dev z3 libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libssl-dev)
-PKGS_TEST=(googletest libgtest-dev libgmock-dev)
+# python3-jsonschema: tests/schemas validates every JSON output against docs/schemas/.
+PKGS_TEST=(googletest libgtest-dev libgmock-dev python3-jsonschema)
 # docaudit: cmark-gfm for Markdown; RE2 so a configured id_pattern runs in linear time.
 PKGS_DOCS=(libcmark-gfm-dev libcmark-gfm-extensions-dev libre2-dev)
 PKGS_IR=(llvm-19-dev libmlir-19-dev mlir-19-tools llvm-19-tools cvc5)

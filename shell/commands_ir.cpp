@@ -6,18 +6,14 @@
 #include <stdexcept>
 
 #include "shell/session.h"
+#include "support/diag/render.h"
 
 namespace fusecert::shell {
 
 using nlohmann::ordered_json;
 
 namespace {
-std::string diag_text(const guards::Diagnostic& d) {
-  std::string s = d.loc.str() + ": " + d.severity + ": " + (d.proposition.empty() ? "" : "[" + d.proposition + "] ") +
-                  d.message + "\n";
-  for (const auto& n : d.notes) s += n.loc.str() + ": note: " + n.message + "\n";
-  return s;
-}
+std::string diag_text(const guards::Diagnostic& d) { return diag::render_text(d); }
 std::string consumer_name(const guards::CandidateReport& c) {
   if (!c.consumer_op.empty()) return c.consumer_op + (c.recognized.empty() ? "" : " (" + c.recognized + ")");
   return "no optimizer consumer";
@@ -45,11 +41,10 @@ Reply Session::cmd_load(const Args& a) {
   if (!r.candidates.empty()) o << " (numbered " << first << ".." << cands_.size() << "; 'why N' explains one)";
   o << "\n";
   ordered_json diags = ordered_json::array();
-  for (const auto& d : r.diags) diags.push_back(diag_text(d));
+  for (const auto& d : r.diags) diags.push_back(ordered_json(diag::to_json(d)));
   ordered_json j{{"command", "load"}, {"status", r.diags.empty() ? "ok" : "error"}, {"file", r.file},
                  {"parsed", r.parsed}, {"diagnostics", diags}, {"candidates", arr}};
-  bool input_errors = false;
-  for (const auto& d : r.diags) input_errors |= d.severity == "error";
+  const bool input_errors = diag::any_error(r.diags);
   return Reply{input_errors ? kError : kAnswered, o.str(), j};
 }
 
@@ -86,7 +81,7 @@ Reply Session::cmd_why(const Args& a) {
   ordered_json diags = ordered_json::array(), failed = ordered_json::array();
   for (const auto& d : c.diags) {
     o << diag_text(d);
-    diags.push_back(diag_text(d));
+    diags.push_back(ordered_json(diag::to_json(d)));
   }
   for (const auto& ob : c.obligations) {
     if (ob.holds() || !ob.decides) continue;

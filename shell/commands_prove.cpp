@@ -109,7 +109,7 @@ Reply Session::cmd_show(const Args& a) {
                  {"verdict", verifier::to_string(r.verdict)}, {"expected", verifier::to_string(s.expected)},
                  {"assumptions", assumptions}, {"parameters", params},
                  {"notes", r.notes}};
-  return Reply{r.verdict == verifier::Verdict::Inconclusive ? kError : kAnswered, o.str(), j};
+  return Reply{r.verdict == verifier::Verdict::Inconclusive ? kInconclusive : kAnswered, o.str(), j};
 }
 
 Reply Session::cmd_prove(const Args& a) {
@@ -180,7 +180,7 @@ Reply Session::cmd_prove(const Args& a) {
     j["verdict_at_defaults"] = verifier::to_string(base->verdict);
     j["changes"] = changes;
   }
-  return Reply{r.verdict == verifier::Verdict::Inconclusive ? kError : kAnswered, o.str(), j};
+  return Reply{r.verdict == verifier::Verdict::Inconclusive ? kInconclusive : kAnswered, o.str(), j};
 }
 
 Reply Session::cmd_cx(const Args& a) {

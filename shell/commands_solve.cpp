@@ -66,7 +66,7 @@ Reply Session::cmd_solve(std::string_view text) {
                  {"cached", r.cached}};
   if (!r.reason.empty()) j["reason"] = r.reason;
   if (!funcs.empty()) j["functions_not_shown"] = funcs;
-  return Reply{definite ? kAnswered : kError, o.str(), j};
+  return Reply{definite ? kAnswered : kInconclusive, o.str(), j};
 }
 
 }  // namespace fusecert::shell

@@ -220,7 +220,7 @@ int run_script(Session& s, std::istream& in, std::ostream& out, std::ostream& er
     while (needs_continuation(cmd) && std::getline(in, line)) cmd += "\n" + line;
     Reply r = s.execute(cmd);
     (r.status == kAnswered ? out : err) << r.text << std::flush;
-    worst = std::max(worst, r.status);
+    worst = worse_status(worst, r.status);
     if (r.quit) break;
   }
   return worst;

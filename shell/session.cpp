@@ -1,6 +1,8 @@
 // Session: the command table, the tokenizer, dispatch, `set` and `help`.
 #include "shell/session.h"
 
+#include "support/diag/render.h"
+
 #include <algorithm>
 #include <sstream>
 #include <stdexcept>
@@ -109,11 +111,16 @@ bool needs_continuation(std::string_view line) {
   return depth > 0 || in_str || in_bar;
 }
 
+int worse_status(int a, int b) {
+  return diag::code(diag::worse(static_cast<diag::Exit>(a), static_cast<diag::Exit>(b)));
+}
+
 Reply error_reply(const std::string& command, const std::string& message, const std::string& hint) {
   Reply r;
   r.status = kError;
-  r.text = "error: " + message + "\n";
-  if (!hint.empty()) r.text += "note: " + hint + "\n";
+  diag::Diagnostic d = diag::error({}, "", message);
+  if (!hint.empty()) d.note({}, hint);
+  r.text = diag::TextRenderer({}, "").render(d);
   r.json = {{"command", command}, {"status", "error"}, {"error", message}};
   if (!hint.empty()) r.json["hint"] = hint;
   return r;

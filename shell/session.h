@@ -17,16 +17,22 @@
 
 #include "verifier/cert/certify.h"
 #include "verifier/core/result.h"
+#include "support/diag/exit_code.h"
 #include "verifier/core/spec.h"
 #include "verifier/prover.h"
 
 namespace fusecert::shell {
 
-/// Status of one answered command, as `fusecert query` exits with it.
+/// Status of one answered command, as `fusecert query` exits with it
+/// (the exit-code table of support/diag/exit_code.h).
 enum Status : int {
-  kAnswered = 0,      ///< the question was answered (whatever the verdict)
-  kError = 2,         ///< bad command / argument / input, or an inconclusive answer
+  kAnswered = diag::code(diag::Exit::Clean),            ///< the question was answered (whatever the verdict)
+  kError = diag::code(diag::Exit::InputError),          ///< bad command / argument / input
+  kInconclusive = diag::code(diag::Exit::Inconclusive), ///< the solver could not decide (timeout, unknown)
 };
+/// The status of a session: the worse of two (support/diag: an error
+/// outranks inconclusive).
+int worse_status(int a, int b);
 
 /// The answer to one command line: the text a person reads and the same
 /// content as JSON for scripts. `status` != kAnswered means `text` is a

@@ -7,8 +7,8 @@ namespace fusecert::docaudit {
 
 void Sink::report(const std::string& rule, Pos pos, const std::string& message) {
   if (!rules_.enabled(rule)) return;
-  out_.push_back(Finding{path_, pos.line > 0 ? pos.line : 1, pos.col > 0 ? pos.col : 1, rules_.severity(rule), rule,
-                         message});
+  out_.push_back(finding(path_, pos.line > 0 ? pos.line : 1, pos.col > 0 ? pos.col : 1, rules_.severity(rule), rule,
+                         message));
 }
 
 namespace {

@@ -32,7 +32,7 @@ struct Context {
 /// Collects one document's findings with the rule set's severities.
 class Sink {
  public:
-  Sink(const RuleSet& rules, std::string path, std::vector<Finding>& out)
+  Sink(const RuleSet& rules, std::string path, std::vector<diag::Diagnostic>& out)
       : rules_(rules), path_(std::move(path)), out_(out) {}
   void report(const std::string& rule, Pos pos, const std::string& message);
   bool enabled(const std::string& rule) const { return rules_.enabled(rule); }
@@ -40,7 +40,7 @@ class Sink {
  private:
   const RuleSet& rules_;
   std::string path_;
-  std::vector<Finding>& out_;
+  std::vector<diag::Diagnostic>& out_;
 };
 
 /// A link destination split into its file part (percent-decoded) and anchor.

@@ -3,6 +3,8 @@
 // prover; the CLI tests run the real prover.
 #include <gtest/gtest.h>
 
+#include "support/diag/render.h"
+
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -67,7 +69,7 @@ class RuleFixture : public ::testing::TestWithParam<std::string> {};
 TEST_P(RuleFixture, PassingFixtureIsClean) {
   TableOracle oracle;
   CheckResult res = check(fs::path(DOCAUDIT_FIXTURES) / GetParam() / "pass", 2, &oracle);
-  for (const auto& f : res.findings) ADD_FAILURE() << f.path << ":" << f.line << ": [" << f.rule << "] " << f.message;
+  for (const auto& f : res.findings) ADD_FAILURE() << fusecert::diag::render_text(f);
   EXPECT_GT(res.files, 0u);
 }
 
@@ -95,7 +97,7 @@ TEST(Checker, EveryRuleIdHasFixtures) {
 
 TEST(Checker, OutputIsDeterministicAcrossThreadCounts) {
   TableOracle oracle;
-  std::vector<Finding> all1, all8;
+  std::vector<fusecert::diag::Diagnostic> all1, all8;
   for (const auto& id : fixture_rules()) {
     auto a = check(fs::path(DOCAUDIT_FIXTURES) / id / "fail", 1, &oracle).findings;
     auto b = check(fs::path(DOCAUDIT_FIXTURES) / id / "fail", 8, &oracle).findings;
@@ -130,7 +132,7 @@ class BadInputs : public ::testing::Test {
     fs::create_directories(dir);
   }
   void TearDown() override { fs::remove_all(dir); }
-  std::vector<Finding> run() {
+  std::vector<fusecert::diag::Diagnostic> run() {
     RuleSet rules = load_rule_set(DOCAUDIT_RULES_FILE);
     CheckOptions opt;
     opt.repo_root = dir;
@@ -198,7 +200,7 @@ TEST_F(BadInputs, EmptyBinaryInvalidUtf8AndBrokenYamlAreFindings) {
   std::ofstream(dir / "docs" / "audit" / "LIST.md") << "---\n- a\n---\n# x\n";
   auto f = run();
   std::vector<std::string> rules;
-  for (const auto& x : f) rules.push_back(x.path + " " + x.rule);
+  for (const auto& x : f) rules.push_back(x.loc.file + " " + x.rule);
   EXPECT_EQ(rules, (std::vector<std::string>{"binary.md input.binary", "docs/audit/LIST.md routing.unrouted",
                                              "docs/audit/LIST.md frontmatter.yaml",
                                              "docs/audit/README.md frontmatter.yaml", "empty.md input.empty",
@@ -252,7 +254,7 @@ TEST_F(BadInputs, SymlinksOutOfTheRepositoryAreOutsideRoot) {
   ASSERT_EQ(f.size(), 3u);
   for (const auto& x : f) {
     EXPECT_EQ(x.rule, "anchor.outside-root") << x.message;
-    EXPECT_EQ(x.line, 3);
+    EXPECT_EQ(x.loc.line, 3u);
   }
 }
 

@@ -20,10 +20,12 @@ struct CliRun {
   std::string out;
 };
 
-/// Runs `fusecert docs ARGS` (stderr to a file), returning exit status and stdout.
-CliRun docs(const std::string& args, std::string* err = nullptr) {
+/// Runs `fusecert docs ARGS` (stderr to a file) in the folder `cwd` (default:
+/// the test's own), returning exit status and stdout.
+CliRun docs(const std::string& args, std::string* err = nullptr, const fs::path& cwd = {}) {
   const fs::path errfile = fs::temp_directory_path() / ("docaudit_cli_err_" + std::to_string(::getpid()));
-  const std::string cmd = std::string(FUSECERT_BIN) + " docs " + args + " 2>" + errfile.string();
+  const std::string cmd = (cwd.empty() ? std::string() : "cd '" + cwd.string() + "' && ") + std::string(FUSECERT_BIN) +
+                          " docs " + args + " 2>" + errfile.string();
   CliRun r;
   FILE* p = popen(cmd.c_str(), "r");
   if (!p) return r;
@@ -73,12 +75,30 @@ TEST_P(CliFixture, PassIsCleanWithExitZero) {
   EXPECT_NE(r.out.find(" 0 error(s), 0 warning(s)"), std::string::npos) << r.out;
 }
 
+// expected.txt holds the output as run from the fixture's root: paths are
+// relative to the working directory, as a compiler prints them.
 TEST_P(CliFixture, FailPrintsExactlyTheExpectedFindingsWithExitOne) {
   const fs::path root = fs::path(DOCAUDIT_FIXTURES) / GetParam() / "fail";
-  CliRun r = docs(fixture_args(root));
+  CliRun r = docs(fixture_args(root), nullptr, root);
   EXPECT_EQ(r.rc, 1);
   EXPECT_EQ(r.out, read(root / "expected.txt"));
-  EXPECT_NE(r.out.find("[" + GetParam() + "]"), std::string::npos);
+  EXPECT_NE(r.out.find(" [" + GetParam() + "]\n"), std::string::npos);
+}
+
+// Run from the folder above, the same findings name their files `fail/...`
+// (relative to the working directory, not to the repository root).
+TEST_P(CliFixture, PathsAreRelativeToTheWorkingDirectory) {
+  const fs::path root = fs::path(DOCAUDIT_FIXTURES) / GetParam() / "fail";
+  CliRun r = docs(fixture_args(root), nullptr, root.parent_path());
+  EXPECT_EQ(r.rc, 1);
+  std::istringstream want(read(root / "expected.txt")), got(r.out);
+  std::string w, g;
+  while (std::getline(want, w)) {
+    ASSERT_TRUE(static_cast<bool>(std::getline(got, g))) << r.out;
+    if (w.rfind("fusecert docs: ", 0) == 0) EXPECT_EQ(g, w);
+    else EXPECT_EQ(g, (w.rfind("/", 0) == 0 ? "" : "fail/") + w);
+  }
+  EXPECT_FALSE(static_cast<bool>(std::getline(got, g))) << g;
 }
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, CliFixture, ::testing::ValuesIn(fixture_rules()), [](const auto& info) {
@@ -170,9 +190,18 @@ TEST(Cli, BadInputsAreFindingsNotCrashes) {
   std::ofstream(dir / "empty.md");
   CliRun r = docs("--repo-root " + dir.string() + " " + dir.string());
   EXPECT_EQ(r.rc, 1);
-  EXPECT_NE(r.out.find("empty.md:1:1: error [input.empty]"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("huge.md:1:1: error [input.too-large]"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("loop.md:1:1: error [input.unreadable]"), std::string::npos) << r.out;
+  // One line each: `PATH:1:1: error: MESSAGE [RULE]`.
+  auto line_with = [&](const std::string& at, const std::string& rule) {
+    std::istringstream in(r.out);
+    for (std::string l; std::getline(in, l);)
+      if (l.find(at + ": error: ") != std::string::npos && l.size() > rule.size() + 3 &&
+          l.compare(l.size() - rule.size() - 3, std::string::npos, " [" + rule + "]") == 0)
+        return true;
+    return false;
+  };
+  EXPECT_TRUE(line_with("empty.md:1:1", "input.empty")) << r.out;
+  EXPECT_TRUE(line_with("huge.md:1:1", "input.too-large")) << r.out;
+  EXPECT_TRUE(line_with("loop.md:1:1", "input.unreadable")) << r.out;
   fs::remove_all(dir);
 }
 

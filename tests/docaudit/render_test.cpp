@@ -12,8 +12,8 @@ namespace {
 CheckResult sample() {
   CheckResult r;
   r.files = 2;
-  r.findings = {Finding{"docs/audit/A.md", 3, 5, Severity::Error, "anchor.broken-link", "link `x.md` does not resolve"},
-                Finding{"/abs/outside.md", 1, 1, Severity::Warning, "claim.overclaim", "overclaim \"quoted\""}};
+  r.findings = {finding("docs/audit/A.md", 3, 5, Severity::Error, "anchor.broken-link", "link `x.md` does not resolve"),
+                finding("/abs/outside.md", 1, 1, Severity::Warning, "claim.overclaim", "overclaim \"quoted\"")};
   return r;
 }
 const RuleSet& rules() {
@@ -24,8 +24,8 @@ const RuleSet& rules() {
 
 TEST(Render, TextIsCompilerStyle) {
   const std::string t = render_text(sample());
-  EXPECT_NE(t.find("docs/audit/A.md:3:5: error [anchor.broken-link] link `x.md` does not resolve\n"), std::string::npos);
-  EXPECT_NE(t.find("/abs/outside.md:1:1: warning [claim.overclaim] "), std::string::npos);
+  EXPECT_NE(t.find("docs/audit/A.md:3:5: error: link `x.md` does not resolve [anchor.broken-link]\n"), std::string::npos);
+  EXPECT_NE(t.find("/abs/outside.md:1:1: warning: overclaim \"quoted\" [claim.overclaim]\n"), std::string::npos);
   EXPECT_NE(t.find("2 file(s), 1 error(s), 1 warning(s)"), std::string::npos);
 }
 
@@ -43,7 +43,7 @@ TEST(Render, PathsThatAreNotUtf8AreEmittedNotFatal) {
   // A file named `x\xff.md` made both renderers throw type_error.316.
   CheckResult r;
   r.files = 1;
-  r.findings = {Finding{"u/x\xff.md", 1, 1, Severity::Error, "input.empty", "file is empty"}};
+  r.findings = {finding("u/x\xff.md", 1, 1, Severity::Error, "input.empty", "file is empty")};
   std::string out;
   ASSERT_NO_THROW(out = render_json(r, "0.1.0"));
   json j = json::parse(out);

@@ -10,29 +10,31 @@ const RuleSet& rules() {
   static RuleSet rs = load_rule_set(DOCAUDIT_RULES_FILE);
   return rs;
 }
-Finding finding(int line, const std::string& rule) { return Finding{"d.md", line, 1, Severity::Warning, rule, "m"}; }
+fusecert::diag::Diagnostic finding(int line, const std::string& rule) {
+  return fusecert::docaudit::finding("d.md", line, 1, Severity::Warning, rule, "m");
+}
 }  // namespace
 
 TEST(Suppression, NextLineWithReasonSuppressesOnlyThatLineAndRule) {
   Outline o = parse_outline("<!-- docaudit-disable-next-line claim.overclaim: quoting -->\nline two\n\nline four\n", 1);
-  std::vector<Finding> problems;
+  std::vector<fusecert::diag::Diagnostic> problems;
   auto sups = read_suppressions(o.comments, rules(), "d.md", problems);
   EXPECT_TRUE(problems.empty());
   ASSERT_EQ(sups.size(), 1u);
   EXPECT_EQ(sups[0].target_line, 2);
-  std::vector<Finding> f = {finding(2, "claim.overclaim"), finding(4, "claim.overclaim"), finding(2, "anchor.broken-link")};
+  std::vector<fusecert::diag::Diagnostic> f = {finding(2, "claim.overclaim"), finding(4, "claim.overclaim"), finding(2, "anchor.broken-link")};
   apply_suppressions(sups, f, rules(), "d.md");
   ASSERT_EQ(f.size(), 2u);
-  EXPECT_EQ(f[0].line, 4);
+  EXPECT_EQ(f[0].loc.line, 4u);
   EXPECT_EQ(f[1].rule, "anchor.broken-link");
 }
 
 TEST(Suppression, FileScopeAndSeveralIds) {
   Outline o = parse_outline("text\n\n<!-- docaudit-disable-file anchor.broken-path, anchor.broken-link: partial tree -->\n", 1);
-  std::vector<Finding> problems;
+  std::vector<fusecert::diag::Diagnostic> problems;
   auto sups = read_suppressions(o.comments, rules(), "d.md", problems);
   ASSERT_EQ(sups.size(), 1u);
-  std::vector<Finding> f = {finding(1, "anchor.broken-path"), finding(9, "anchor.broken-link")};
+  std::vector<fusecert::diag::Diagnostic> f = {finding(1, "anchor.broken-path"), finding(9, "anchor.broken-link")};
   apply_suppressions(sups, f, rules(), "d.md");
   EXPECT_TRUE(f.empty());
 }
@@ -44,14 +46,14 @@ TEST(Suppression, MissingReasonUnknownRuleAndUnused) {
       "<!-- docaudit-disable-next-line claim.overclaim:   -->\nz\n\n"
       "<!-- docaudit-disable-next-line anchor.broken-link: why -->\nw\n",
       1);
-  std::vector<Finding> problems;
+  std::vector<fusecert::diag::Diagnostic> problems;
   auto sups = read_suppressions(o.comments, rules(), "d.md", problems);
   ASSERT_EQ(problems.size(), 3u);
   EXPECT_EQ(problems[0].rule, "suppress.missing-reason");
   EXPECT_EQ(problems[1].rule, "suppress.unknown-rule");
   EXPECT_EQ(problems[2].rule, "suppress.missing-reason");
   ASSERT_EQ(sups.size(), 1u);
-  std::vector<Finding> f = {finding(2, "claim.overclaim")};
+  std::vector<fusecert::diag::Diagnostic> f = {finding(2, "claim.overclaim")};
   apply_suppressions(sups, f, rules(), "d.md");
   ASSERT_EQ(f.size(), 2u);  // not suppressed (no valid directive for it) + the unused one
   EXPECT_EQ(f[1].rule, "suppress.unused");
@@ -59,7 +61,7 @@ TEST(Suppression, MissingReasonUnknownRuleAndUnused) {
 
 TEST(Suppression, DirectivesInCodeAreIgnored) {
   Outline o = parse_outline("```\n<!-- docaudit-disable-file claim.overclaim: no -->\n```\n", 1);
-  std::vector<Finding> problems;
+  std::vector<fusecert::diag::Diagnostic> problems;
   EXPECT_TRUE(read_suppressions(o.comments, rules(), "d.md", problems).empty());
 }
 
@@ -75,7 +77,7 @@ TEST(Suppression, MisspeltDirectivesAreFindings) {
       "<!-- docaudit-disable-file:claim.overclaim why -->\nx\n\n"
       "<!-- docaudit-disable-next-line claim.overclaim: why -->\nx\n",
       1);
-  std::vector<Finding> problems;
+  std::vector<fusecert::diag::Diagnostic> problems;
   auto sups = read_suppressions(o.comments, rules(), "d.md", problems);
   ASSERT_EQ(sups.size(), 1u);
   EXPECT_EQ(sups[0].target_line, 23);
@@ -83,7 +85,7 @@ TEST(Suppression, MisspeltDirectivesAreFindings) {
   const int lines[] = {1, 4, 7, 10, 13};
   for (int i = 0; i < 5; ++i) {
     EXPECT_EQ(problems[i].rule, "suppress.malformed") << i;
-    EXPECT_EQ(problems[i].line, lines[i]) << i;
+    EXPECT_EQ(static_cast<int>(problems[i].loc.line), lines[i]) << i;
   }
   EXPECT_NE(problems[0].message.find("`docaudit-disable-nextline`"), std::string::npos) << problems[0].message;
   EXPECT_NE(problems[3].message.find("`DOCAUDIT-DISABLE-NEXT-LINE`"), std::string::npos);

@@ -10,8 +10,9 @@
 #        stdout_full, merge_dotdot, merge_absolute, merge_symlink_in,
 #        merge_symlink_out, recertify_stale_tree, recertify_stale_single,
 #        prove_param_small, validate_timeout.
-# A missing solver is a tool error (exit 2); a solver that times out leaves the
-# certificate unverified (exit 4, "timeout"), never valid and never "invalid".
+# Exit codes (support/diag/exit_code.h): a missing solver is a tool error
+# (exit 2); a solver that times out leaves the certificate unverified (exit 3,
+# inconclusive, "timeout"), never valid and never "invalid".
 set -uo pipefail
 BIN=$1 SRC=$2 CASE=$3
 W=$(mktemp -d "${TMPDIR:-/tmp}/fusecert-failclosed.XXXXXX") || exit 1
@@ -27,11 +28,12 @@ make_cert() {
   CERT=$(ls "$W"/certs/*.cert.json | head -1)
   "$BIN" check-cert "$CERT" --ir "$IR" > "$W/ok.out" 2>&1 || fail "baseline check-cert is not valid: $(cat "$W/ok.out")"
 }
-# check-cert with the fake solver must say invalid (exit 1) or unverified (exit 4).
+# check-cert with the fake solver must say invalid (exit 1) or unverified
+# (exit 3: the solver decided nothing).
 expect_not_valid() {
   "$BIN" check-cert "$CERT" --solver "$1" --timeout-ms 5000 > "$W/cc.out" 2>&1
   rc=$?; cat "$W/cc.out"
-  [ $rc -eq 1 ] || [ $rc -eq 4 ] || fail "check-cert exit $rc with a broken solver (expected 1 invalid or 4 unverified)"
+  [ $rc -eq 1 ] || [ $rc -eq 3 ] || fail "check-cert exit $rc with a broken solver (expected 1 invalid or 3 unverified)"
   grep -qiE 'invalid|error' "$W/cc.out" || fail "no invalid/error diagnostic"
   ! grep -qiE '(^|[^n])valid certificate|: valid' "$W/cc.out" || fail "reported a certificate valid"
 }
@@ -53,8 +55,11 @@ case $CASE in
     for c in "$W"/out/*.cert.json; do
       [ -e "$c" ] || continue
       ! grep -qE '"verdict": *"legal"' "$c" || fail "$(basename "$c") says legal after a 1 ms timeout"
-      # and check-cert must not accept a timed-out certificate as proving legality
-      if "$BIN" check-cert "$c" > "$W/cc.out" 2>&1; then
+      # and check-cert must not accept a timed-out certificate as proving
+      # legality (without --ir, acceptance is exit 4: consistent, not verified)
+      "$BIN" check-cert "$c" > "$W/cc.out" 2>&1
+      ccrc=$?
+      if [ $ccrc -eq 0 ] || [ $ccrc -eq 4 ]; then
         grep -qE '"verdict": *"(inconclusive|illegal)"' "$c" || fail "check-cert accepts $(basename "$c")"
       fi
     done ;;
@@ -75,7 +80,7 @@ case $CASE in
     timeout -s KILL 60 "$BIN" check-cert "$CERT" --solver "$W/fake-solver" --timeout-ms 1000 > "$W/cc.out" 2>&1
     rc=$?; cat "$W/cc.out"; took=$(( $(date +%s) - start ))
     [ $rc -ne 137 ] || fail "check-cert hung on a solver that never answers (killed after 60 s)"
-    [ $rc -eq 4 ] || fail "check-cert exit $rc with a hanging solver (expected 4: unverified)"
+    [ $rc -eq 3 ] || fail "check-cert exit $rc with a hanging solver (expected 3: unverified)"
     [ $took -le 30 ] || fail "check-cert took $took s with --timeout-ms 1000"
     grep -q ': unverified' "$W/cc.out" || fail "not reported unverified"
     ! grep -qiE ': valid|: invalid' "$W/cc.out" || fail "a hanging solver judged the certificate" ;;
@@ -91,7 +96,7 @@ case $CASE in
     make_cert; fake 'echo "cvc5 interrupted by timeout."; kill -ABRT $$'
     "$BIN" check-cert "$CERT" --solver "$W/fake-solver" --timeout-ms 5000 > "$W/cc.out" 2>&1
     rc=$?; cat "$W/cc.out"
-    [ $rc -eq 4 ] || fail "check-cert exit $rc with a timed-out solver (expected 4: unverified)"
+    [ $rc -eq 3 ] || fail "check-cert exit $rc with a timed-out solver (expected 3: unverified)"
     grep -q ': unverified' "$W/cc.out" || fail "not reported unverified"
     grep -q 'timeout' "$W/cc.out" || fail "the timeout is not named"
     ! grep -qiE 'killed|signal|: valid|: invalid' "$W/cc.out" || fail "a timeout reported as a crash, valid or invalid" ;;
@@ -182,7 +187,7 @@ PY
     timeout -s KILL 120 "$BIN" validate --timeout-ms 1 "$SRC/fixtures/tv/wgrad_adamw_tessera.mlir" > "$W/v.out" 2>&1
     rc=$?; took=$(( $(date +%s) - start )); tail -5 "$W/v.out"
     [ $rc -ne 137 ] || fail "validate --timeout-ms 1 hung (killed after 120 s)"
-    [ $rc -eq 2 ] || fail "exit $rc with --timeout-ms 1 (expected 2: inconclusive)"
+    [ $rc -eq 3 ] || fail "exit $rc with --timeout-ms 1 (expected 3: inconclusive)"
     [ $took -le 60 ] || fail "validate --timeout-ms 1 took $took s" ;;
   *) fail "unknown case" ;;
 esac

@@ -5,6 +5,8 @@
 // accepted if the two results really differ on it.
 #include <gtest/gtest.h>
 
+#include "support/diag/render.h"
+
 #include <cmath>
 #include <cstring>
 #include <functional>
@@ -172,8 +174,10 @@ TEST(TvFailClosed, MissingKeyIsAnErrorNotAVerdict) {
   auto v = run("fail_closed.mlir");
   EXPECT_EQ(v.verdict, "error");
   EXPECT_EQ(tv::exit_code(v), 2);
-  ASSERT_FALSE(v.errors.empty());
-  EXPECT_NE(v.errors[0].str().find("error: [TV] tessera.adamw lacks the semantic key 'eps'"), std::string::npos);
+  ASSERT_FALSE(v.diags.empty());
+  EXPECT_EQ(v.diags[0].rule, "TV.unsupported");
+  EXPECT_NE(fusecert::diag::render_text(v.diags[0]).find("error: tessera.adamw lacks the semantic key 'eps'"),
+            std::string::npos);
 }
 
 TEST(TvInconclusive, TimeoutIsNeverEquivalent) {

@@ -14,6 +14,9 @@
 #include <set>
 
 #include "support/confined_files.h"
+#include "support/diag/exit_code.h"
+#include "tools/fusecert/commands.h"
+#include "support/diag/render.h"
 #include "support/files.h"
 #include "support/sha256.h"
 #include "tools/fusecert/progress.h"
@@ -29,7 +32,9 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 namespace {
-constexpr const char* kIndexSchema = "fusecert-certify-index/1";
+// /2: diagnostics[] are the diagnostic engine's JSON objects (in /1 they
+// were preformatted text lines). --merge reads /2 only and says so.
+constexpr const char* kIndexSchema = "fusecert-certify-index/2";
 
 std::string norm(const fs::path& p) {
   std::string s = p.lexically_normal().generic_string();
@@ -100,8 +105,10 @@ json summary_of(const json& files) {
 }
 
 int exit_of(const json& summary) {
-  if (summary["input_errors"].get<int>() > 0 || summary["inconclusive"].get<int>() > 0) return 2;
-  return summary["illegal"].get<int>() > 0 ? 1 : 0;
+  if (summary["input_errors"].get<int>() > 0) return diag::code(diag::Exit::InputError);
+  if (summary["illegal"].get<int>() > 0) return diag::code(diag::Exit::Findings);
+  if (summary["inconclusive"].get<int>() > 0) return diag::code(diag::Exit::Inconclusive);
+  return diag::code(diag::Exit::Clean);
 }
 
 std::string utc_now() {
@@ -228,7 +235,8 @@ int run_merge(const std::string& out, const std::string& format, const TreeOptio
         !idx.contains("solver"))
       throw std::invalid_argument(d + "/index.json: not a certify index");
     if (idx.value("schema", "") != kIndexSchema)
-      throw std::invalid_argument(d + "/index.json: not a certify index (schema " + kIndexSchema + ")");
+      throw std::invalid_argument(d + "/index.json: not a certify index of schema " + kIndexSchema + " (found " +
+                                  idx.value("schema", std::string("none")) + "; re-run certify on that shard)");
     std::string tv = idx["tool"].dump(), sv = idx["solver"].dump();
     if (tool.empty()) tool = tv, solver = sv;
     if (tv != tool || sv != solver)
@@ -378,8 +386,8 @@ int run_certify_tree(const std::vector<std::string>& inputs, const std::string& 
       bool input_error = r.has_errors() && r.candidates.empty();
       json diags = json::array();
       for (const auto& d : r.diags) {
-        input_error |= d.severity == "error";
-        diags.push_back(d.loc.str() + ": " + d.severity + ": " + d.message);
+        input_error |= d.is_error();
+        diags.push_back(diag::to_json(d));
       }
       json cands = json::array();
       for (size_t i = 0; i < r.candidates.size(); ++i) {
@@ -401,12 +409,10 @@ int run_certify_tree(const std::vector<std::string>& inputs, const std::string& 
     support::write_file_confined(out, "results.sarif", sarif.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
     print(index, sarif, format, cert::render_text(reports));
     return exit_of(index["summary"]);
-  } catch (const std::invalid_argument& e) {
-    std::cerr << "fusecert certify: error: " << e.what() << "\n";
   } catch (const std::exception& e) {
-    std::cerr << "fusecert certify: error: " << e.what() << "\n";
+    return fail("fusecert certify", e.what());
   }
-  return 2;
+  return diag::code(diag::Exit::InputError);
 }
 
 }  // namespace fusecert::cli

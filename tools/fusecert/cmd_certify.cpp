@@ -1,7 +1,8 @@
 // fusecert certify FILE... [--split-input-file] [--out DIR] [--format text|json|sarif]
 // Finds every weight-gradient producer → consumer candidate, runs the guards
 // and writes one deterministic certificate per candidate into --out.
-// Exit: 0 all legal, 1 any illegal, 2 errors or inconclusive.
+// Exit (support/diag/exit_code.h): 0 all legal, 1 any illegal, 2 an input or
+// write error, 3 any inconclusive candidate (and none illegal).
 #include <algorithm>
 #include <filesystem>
 #include <iostream>
@@ -76,8 +77,7 @@ void add_certify_command(CLI::App& app, int& exit_code) {
           try {
             support::write_file_confined(o->out, name, cert::dump(cert::certificate(r, i, FUSECERT_VERSION)));
           } catch (const std::exception& e) {
-            std::cerr << "fusecert: error: " << e.what() << "\n";
-            rc = 2;
+            rc = fail("fusecert certify", e.what());
           }
         }
       }

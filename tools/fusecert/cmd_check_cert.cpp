@@ -6,12 +6,14 @@
 // re-derivation of every obligation, compared before any solver runs, and
 // only the regenerated queries (and their premises) solved (valid). Without
 // --ir the certificate's whitelisted queries and their premises are re-run
-// and it is at most "consistent" (not verified). Exit (docs/certificates.md):
-// 0 all valid, 1 any invalid, 2 a certificate or IR file that cannot be read
-// or a solver that cannot be run, 4 not verified: consistent, stale, or
-// unverified (a query the solver could not decide). 2 > 1 > 4 > 0.
+// and it is at most "consistent" (not verified). Exit (support/diag/exit_code.h,
+// the worst over the certificates, 2 > 1 > 3 > 4 > 0): 0 all valid, 1 any
+// invalid, 2 a certificate or IR file that cannot be read or a solver that
+// cannot be run, 3 a certificate unverified (a query the solver could not
+// decide), 4 consistent or stale (not verified).
 #include <iostream>
 
+#include "support/diag/render.h"
 #include "support/files.h"
 #include "tools/fusecert/commands.h"
 #include "tools/fusecert/progress.h"
@@ -39,16 +41,14 @@ void add_check_cert_command(CLI::App& app, int& exit_code) {
       try {
         ir = std::make_pair(support::read_file(o->ir), o->ir);
       } catch (const std::exception& e) {
-        std::cerr << "fusecert: error: " << e.what() << "\n";
-        exit_code = 2;
+        exit_code = fail("fusecert check-cert", e.what());
         return;
       }
     }
     cert::Solver solver{o->solver};
     if (auto why = cert::solver_unavailable(solver)) {
-      std::cerr << "fusecert: error: " << *why << ": cannot re-run the SMT queries (a tool error, not an invalid "
-                   "certificate)\n";
-      exit_code = 2;
+      exit_code = fail("fusecert check-cert",
+                       *why + ": cannot re-run the SMT queries (a tool error, not an invalid certificate)");
       return;
     }
     // Translation-validation certificates are re-derived by validate's path.
@@ -75,7 +75,8 @@ void add_check_cert_command(CLI::App& app, int& exit_code) {
       }
       return std::nullopt;
     };
-    int rc = 0;
+    const diag::TextRenderer engine;
+    diag::Exit rc = diag::Exit::Clean;
     nlohmann::json all = nlohmann::json::array();
     Progress progress("fusecert check-cert");
     size_t index = 0;
@@ -85,16 +86,12 @@ void add_check_cert_command(CLI::App& app, int& exit_code) {
       try {
         text = support::read_file(path, cert::kMaxCertificateBytes);
       } catch (const std::exception& e) {
-        std::cerr << "fusecert: error: " << e.what() << "\n";
-        rc = 2;
+        rc = diag::worse(rc, static_cast<diag::Exit>(fail("fusecert check-cert", e.what())));
         continue;
       }
       cert::CheckOutcome c = cert::check_certificate(text, ir, solver, o->timeout_ms, regenerate);
       const std::string status = c.status();
-      // 2 (unreadable) > 1 (invalid) > 4 (unverified, consistent or stale:
-      // not verified) > 0 (valid: every obligation re-derived).
-      if (status == "invalid" && rc != 2) rc = 1;
-      else if ((status == "unverified" || status == "consistent" || status == "stale") && rc == 0) rc = 4;
+      rc = diag::worse(rc, c.exit());
       std::string scope;
       if (status == "consistent")
         scope = "not verified: no obligation was re-derived" +
@@ -114,16 +111,20 @@ void add_check_cert_command(CLI::App& app, int& exit_code) {
                        {"undecided", c.undecided},
                        {"checked", c.checked}});
       } else {
+        // The verdict line (a remark), then one error per problem and per
+        // undecided query, through the diagnostic engine.
         std::string what;
         for (auto& s : c.checked) what += (what.empty() ? "" : ", ") + s;
-        std::cout << path << ": " << status << (scope.empty() ? "" : " (" + scope + ")")
-                  << (what.empty() ? "" : " (" + what + ")") << "\n";
-        for (auto& p : c.problems) std::cout << path << ": error: " << p << "\n";
-        for (auto& p : c.undecided) std::cout << path << ": error: " << p << "\n";
+        std::vector<diag::Diagnostic> ds;
+        ds.push_back(diag::remark({path}, "verdict",
+                                  status + (scope.empty() ? "" : " (" + scope + ")") + (what.empty() ? "" : " (" + what + ")")));
+        for (auto& p : c.problems) ds.push_back(diag::error({path}, "cert.invalid", p));
+        for (auto& p : c.undecided) ds.push_back(diag::error({path}, "cert.undecided", p));
+        std::cout << engine.render(ds);
       }
     }
     if (o->format == "json") std::cout << all.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
-    exit_code = rc;
+    exit_code = diag::code(rc);
   });
 }
 

@@ -1,6 +1,6 @@
 // `fusecert docs`: the audit-document linter (docaudit/). Thin CLI: options,
-// rule-set discovery, rendering, exit status (0 clean, 1 findings, 2 usage or
-// configuration error).
+// rule-set discovery, rendering, exit status (support/diag/exit_code.h:
+// 0 clean, 1 findings, 2 usage or configuration error).
 #include <chrono>
 #include <filesystem>
 #include <iostream>
@@ -11,6 +11,7 @@
 #include "docaudit/render.h"
 #include "docaudit/ruleset.h"
 #include "docaudit/text.h"
+#include "support/diag/render.h"
 #include "support/files.h"
 #include "tools/fusecert/commands.h"
 
@@ -98,18 +99,17 @@ int run_docs(const DocsArgs& a) {
     } else if (a.format == "sarif") {
       std::cout << da::render_sarif(res, rules, FUSECERT_VERSION);
     } else {
-      std::cout << da::render_text(res);
+      std::cout << da::render_text(res, diag::TextRenderer(fs::absolute(root)));
     }
     std::cout.flush();
-    return res.findings.empty() ? 0 : 1;
+    return diag::code(res.findings.empty() ? diag::Exit::Clean : diag::Exit::Findings);
   } catch (const da::ConfigError& e) {
-    std::cerr << "fusecert docs: configuration error: " << e.what() << "\n";
+    return fail("fusecert docs", std::string("configuration: ") + e.what());
   } catch (const da::UsageError& e) {
-    std::cerr << "fusecert docs: error: " << e.what() << "\n";
+    return fail("fusecert docs", e.what());
   } catch (const std::exception& e) {
-    std::cerr << "fusecert docs: error: " << e.what() << "\n";
+    return fail("fusecert docs", e.what());
   }
-  return 2;
 }
 
 }  // namespace

@@ -17,6 +17,7 @@
 #include <stdexcept>
 
 #include "support/files.h"
+#include "support/diag/render.h"
 #include "tools/fusecert/commands.h"
 
 namespace fusecert::cli {
@@ -136,16 +137,17 @@ int install(const HookArgs& a) {
   std::error_code ec;
   if (fs::exists(hook, ec) && !is_ours(hook)) {
     if (!a.force) {
-      std::cerr << "fusecert hook: error: " << hook.string()
-                << ": a pre-commit hook fusecert did not write is already there; not replacing it\n"
-                << "note: rerun with --force to replace it (it is kept as " << kSaved
-                << " and `fusecert hook uninstall` puts it back)\n";
-      return 2;
+      diag::Diagnostic d = diag::error({hook.string()}, "", "a pre-commit hook fusecert did not write is already "
+                                                            "there; not replacing it");
+      d.note({}, std::string("rerun with --force to replace it (it is kept as ") + kSaved +
+                     " and `fusecert hook uninstall` puts it back)");
+      std::cerr << diag::TextRenderer({}, "fusecert hook").render(d);
+      return diag::code(diag::Exit::InputError);
     }
     if (fs::exists(saved, ec)) {
-      std::cerr << "fusecert hook: error: " << saved.string()
-                << " already exists; move it away first so no earlier hook is lost\n";
-      return 2;
+      std::cerr << diag::render_text(
+          diag::error({saved.string()}, "", "already exists; move it away first so no earlier hook is lost"));
+      return diag::code(diag::Exit::InputError);
     }
     fs::rename(hook, saved);
     std::cout << "kept the previous hook as " << saved.string() << "\n";
@@ -162,8 +164,8 @@ int uninstall(const HookArgs& a) {
   fs::path dir = hooks_dir(a.repo), hook = dir / "pre-commit", saved = dir / kSaved;
   std::error_code ec;
   if (!fs::exists(hook, ec) || !is_ours(hook)) {
-    std::cerr << "fusecert hook: error: " << hook.string() << ": no fusecert hook installed there\n";
-    return 2;
+    std::cerr << diag::render_text(diag::error({hook.string()}, "", "no fusecert hook installed there"));
+    return diag::code(diag::Exit::InputError);
   }
   fs::remove(hook);
   if (fs::exists(saved, ec)) {
@@ -179,8 +181,7 @@ int guarded(int (*fn)(const HookArgs&), const HookArgs& a) {
   try {
     return fn(a);
   } catch (const std::exception& e) {
-    std::cerr << "fusecert hook: error: " << e.what() << "\n";
-    return 2;
+    return fail("fusecert hook", e.what());
   }
 }
 }  // namespace

@@ -1,10 +1,11 @@
 // `fusecert prove [ID...] [--format text|json] [--timeout-ms N] [--param k=v]...
 //                 [--smt-dump DIR] [--certify DIR] [--no-witness] [--bench] [-v]`
-// Exit: 0 every verdict equals its expected verdict, every obligation got its
-// expected answer (unsat ones with satisfiable premises), every counterexample
-// is confirmed by its C++ replay and every witness figure is in range; 1 one
-// differs; 2 usage or input error (rules file included); 3 an inconclusive
-// verdict (timeout, unknown, vacuous, no case of the verdict rule).
+// Exit (support/diag/exit_code.h): 0 every verdict equals its expected
+// verdict, every obligation got its expected answer (unsat ones with
+// satisfiable premises), every counterexample is confirmed by its C++ replay
+// and every witness figure is in range; 1 one differs; 2 usage or input error
+// (rules file included); 3 a verdict is inconclusive (timeout, unknown,
+// vacuous, no case of the verdict rule) and none differs.
 #include <algorithm>
 #include <iostream>
 #include <map>
@@ -33,8 +34,7 @@ int run_prove(const ProveArgs& a) {
   try {
     reg = load_registry();
   } catch (const SpecError& e) {
-    std::cerr << e.what() << "\n";
-    return 2;
+    return fail("fusecert prove", e.what());
   }
   ProveOptions opt;
   opt.timeout_ms = a.timeout_ms;
@@ -47,16 +47,14 @@ int run_prove(const ProveArgs& a) {
                                     prm.text + ")");
       opt.overrides[name] = prm;
     } catch (const std::invalid_argument& e) {
-      std::cerr << "fusecert prove: error: " << e.what() << "\n";
-      return 2;
+      return fail("fusecert prove", e.what());
     }
   }
   for (const auto& id : a.ids)
     if (!reg.find(id)) {
-      std::cerr << "fusecert prove: error: unknown proposition id '" << id << "'; known:";
-      for (const auto& k : known_ids(reg)) std::cerr << " " << k;
-      std::cerr << "\n";
-      return 2;
+      std::string known;
+      for (const auto& k : known_ids(reg)) known += " " + k;
+      return fail("fusecert prove", "unknown proposition id '" + id + "'; known:" + known);
     }
   // The output follows the rules file's order, once per id, whatever order
   // (or repetition) the ids were given in: `prove P9 P2` and `prove P2 P9 P2`
@@ -65,9 +63,8 @@ int run_prove(const ProveArgs& a) {
   for (const auto& spec : reg.propositions)  // every given id is in it (checked above)
     if (std::find(a.ids.begin(), a.ids.end(), spec.id) != a.ids.end()) ids.push_back(spec.id);
   if (auto bad = unknown_params(reg, ids, opt.overrides); !bad.empty()) {
-    std::cerr << "fusecert prove: error: parameter '" << bad[0]
-              << "' is not a parameter of the selected propositions (see rules/propositions.yaml)\n";
-    return 2;
+    return fail("fusecert prove", "parameter '" + bad[0] +
+                                      "' is not a parameter of the selected propositions (see rules/propositions.yaml)");
   }
   std::vector<PropositionResult> rs;
   try {
@@ -80,8 +77,7 @@ int run_prove(const ProveArgs& a) {
       for (auto& r : prove(reg, {sel[i]}, opt)) rs.push_back(std::move(r));
     }
   } catch (const std::exception& e) {
-    std::cerr << "fusecert prove: error: " << e.what() << "\n";
-    return 2;
+    return fail("fusecert prove", e.what());
   }
   try {
     if (!a.smt_dump.empty())
@@ -89,8 +85,7 @@ int run_prove(const ProveArgs& a) {
         for (const auto& o : r.obligations) support::write_file_atomic(std::filesystem::path(a.smt_dump) / (o.id + ".smt2"), o.smt2);
     if (!a.certify.empty()) report::write_certificates(rs, reg, a.certify);
   } catch (const support::FileError& e) {
-    std::cerr << "fusecert prove: error: " << e.what() << "\n";
-    return 2;
+    return fail("fusecert prove", e.what());
   }
   if (a.format == "json") {
     std::cout << report::render_json(rs, reg).dump(2) << "\n";
@@ -110,14 +105,14 @@ int run_prove(const ProveArgs& a) {
     auto st = smt::cache_stats();
     std::cerr << "  total " << tot << " ms, solver " << stot << " ms, cache hits " << st.hits << "\n";
   }
-  // 3 any inconclusive verdict, else 1 any verdict, answer, replay or figure
-  // that differs from the expected one, else 0.
-  int rc = 0;
+  // 1 any definite verdict, answer, replay or figure that differs from the
+  // expected one, else 3 any inconclusive verdict, else 0 (the table's order).
+  diag::Exit rc = diag::Exit::Clean;
   for (const auto& r : rs) {
-    if (r.verdict == Verdict::Inconclusive) return 3;
-    if (!r.matches_expected()) rc = 1;
+    if (r.verdict == Verdict::Inconclusive) rc = diag::worse(rc, diag::Exit::Inconclusive);
+    else if (!r.matches_expected()) rc = diag::worse(rc, diag::Exit::Findings);
   }
-  return rc;
+  return diag::code(rc);
 }
 }  // namespace
 

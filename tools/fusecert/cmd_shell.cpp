@@ -1,8 +1,8 @@
 // `fusecert shell [--timeout-ms N] [--witnesses] [--no-history]`: the
 // interactive proof shell (shell/). On a terminal it uses libedit (history,
 // tab completion); with standard input from a pipe or file it runs one
-// command per line and exits with the highest status (0 all answered,
-// 2 any error or inconclusive answer).
+// command per line and exits with the worst status (support/diag/exit_code.h:
+// 0 all answered, 2 any error, else 3 any inconclusive answer).
 // `fusecert query "<command>"... [--format text|json]`: one or more shell
 // commands, run in one session, non-interactively.
 #include <unistd.h>
@@ -61,7 +61,7 @@ int run_query(const ShellArgs& a) {
   for (const auto& c : a.commands) {
     shell::Reply r = s->execute(c);
     if (r.json.contains("command") || r.status != shell::kAnswered) r.json["input"] = c;
-    worst = std::max(worst, r.status);
+    worst = shell::worse_status(worst, r.status);
     if (a.format == "json") {
       all.push_back(r.json);
     } else if (r.status == shell::kAnswered) {

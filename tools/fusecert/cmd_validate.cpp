@@ -3,10 +3,12 @@
 // per output element, in Z3's floating-point theory, that the fused op
 // computes bitwise what the unfused producer → consumer pair computed, for K
 // unrolled to --k. One file: functions @before/@after (or @src/@tgt).
-// Exit: 0 equivalent, 1 not equivalent, 2 errors or inconclusive.
+// Exit (support/diag/exit_code.h): 0 equivalent, 1 not equivalent, 2 usage or
+// input error, 3 inconclusive.
 #include <filesystem>
 #include <iostream>
 
+#include "support/diag/render.h"
 #include "support/files.h"
 #include "tools/fusecert/commands.h"
 #include "tools/fusecert/progress.h"
@@ -54,17 +56,15 @@ void add_validate_command(CLI::App& app, int& exit_code) {
           support::write_file_atomic(std::filesystem::path(o->out) / (stem + ".tv." + v.pairs[i].after_func + ".cert.json"),
                                      cert::dump(certs[i]));
         } catch (const std::exception& e) {
-          std::cerr << "fusecert: error: " << e.what() << "\n";
-          rc = 2;
+          rc = fail("fusecert validate", e.what());
         }
       }
     }
     if (o->format == "json") {
       nlohmann::json j = {{"verdict", v.verdict}, {"certificates", certs}};
-      nlohmann::json errs = nlohmann::json::array();
-      for (auto& e : v.parse_errors) errs.push_back(e);
-      for (auto& e : v.errors) errs.push_back(e.str());
-      j["errors"] = errs;
+      nlohmann::json diags = nlohmann::json::array();
+      for (auto& d : v.diags) diags.push_back(diag::to_json(d));
+      j["diagnostics"] = diags;
       std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     } else {
       std::cout << tv::render_text(v);

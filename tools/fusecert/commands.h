@@ -1,10 +1,21 @@
 // Subcommand registration. Each subcommand lives in its own cmd_*.cpp and
-// registers itself on the CLI11 app; `exit_code` receives its result
-// (0 success, 1 findings / mismatch, 2 usage, configuration or inconclusive).
+// registers itself on the CLI11 app; `exit_code` receives its result, from
+// the one exit-code table (support/diag/exit_code.h), which every --help
+// prints.
 #pragma once
 #include <CLI/CLI.hpp>
+#include <string>
+
+#include "support/diag/exit_code.h"
 
 namespace fusecert::cli {
+
+/// Prints `tool: error: message` to stderr through the diagnostic engine
+/// and returns the exit code of `why` (default: usage or input error).
+int fail(const std::string& tool, const std::string& message, diag::Exit why = diag::Exit::InputError);
+
+/// Puts the exit-code table at the end of `cmd`'s --help.
+CLI::App* with_exit_codes(CLI::App* cmd);
 
 void add_prove_command(CLI::App& app, int& exit_code);
 /// `fusecert docs`: the audit-document linter (docaudit/, tools/fusecert/cmd_docs.cpp).

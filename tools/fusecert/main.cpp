@@ -24,18 +24,23 @@ int main(int argc, char** argv) {
   fusecert::cli::add_version_flags(app);
   fusecert::cli::terminal::add_color_options(app);
   int rc = exit_code;
+  fusecert::cli::with_exit_codes(&app);
+  for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) {
+    fusecert::cli::with_exit_codes(sub);
+    for (CLI::App* nested : sub->get_subcommands([](CLI::App*) { return true; })) fusecert::cli::with_exit_codes(nested);
+  }
   try {
     app.parse(argc, argv);
     rc = exit_code;
   } catch (const CLI::ParseError& e) {
-    rc = app.exit(e) == 0 ? 0 : 2;
+    // --help / --version print and give 0; a usage error prints CLI11's message
+    rc = app.exit(e) == 0 ? 0 : fusecert::diag::code(fusecert::diag::Exit::InputError);
   }
   // A report that did not reach stdout (a full disk, /dev/full, a closed
   // pipe) is lost: exit 2, whatever the verdict was, never a silent 0.
   std::cout.flush();
   if (!std::cout || std::fflush(stdout) != 0 || std::ferror(stdout)) {
-    std::cerr << "fusecert: error: cannot write the report to standard output\n";
-    return 2;
+    return fusecert::cli::fail("fusecert", "cannot write the report to standard output");
   }
   return rc;
 }

@@ -10,6 +10,8 @@
 #include <thread>
 #include <variant>
 
+#include "support/diag/exit_code.h"
+#include "support/diag/render.h"
 #include "support/files.h"
 #include "support/sha256.h"
 #include "verifier/ir/candidates.h"
@@ -20,17 +22,21 @@ namespace fusecert::cert {
 using nlohmann::json;
 
 bool InputReport::has_errors() const {
-  for (auto& d : diags)
-    if (d.severity == "error") return true;
+  if (diag::any_error(diags)) return true;
   for (auto& c : candidates)
-    for (auto& d : c.diags)
-      if (d.severity == "error") return true;
+    if (diag::any_error(c.diags)) return true;
   return false;
 }
 
-namespace {
+bool is_input_rule(const std::string& rule) { return rule.rfind("input.", 0) == 0; }
 
-bool is_input_rule(const std::string& rule) { return rule.rfind("input", 0) == 0; }
+std::string proposition_of(const std::string& rule) {
+  const auto dot = rule.find('.');
+  if (dot == std::string::npos || is_input_rule(rule)) return "";
+  return rule.substr(0, dot);
+}
+
+namespace {
 
 /// One module's text (a whole file, or a split starting at `first_line`).
 InputReport certify_module(const std::string& text, const std::string& file, unsigned first_line,
@@ -41,13 +47,8 @@ InputReport certify_module(const std::string& text, const std::string& file, uns
   ir::LoadResult lr = ir::parse_mlir(text, file);
   ir::shift_lines(lr, file, first_line);
   for (auto& d : lr.diags) {
-    guards::Diagnostic g;
-    g.severity = d.severity == "note" ? "remark" : d.severity;
-    g.rule = d.rule;
-    g.loc = d.loc;
-    if (g.loc.file.empty()) g.loc.file = file;
-    g.message = d.message;
-    r.diags.push_back(g);
+    r.diags.push_back(d);
+    if (r.diags.back().loc.file.empty()) r.diags.back().loc.file = file;
   }
   if (!lr.module) return r;
   r.parsed = true;
@@ -62,24 +63,23 @@ InputReport certify_module(const std::string& text, const std::string& file, uns
       for (const char* k : model::kHyperKeys) hyper = hyper || key == k;
       if (!hyper) continue;
       if (auto why = model::hyper_value_problem(key, a.num))
-        r.diags.push_back({"error", "", "input.hyper", op.loc,
-                           op.name + ": the hyper-parameter " + *why + " (" + a.text + "); give a finite value", {}});
+        r.diags.push_back(diag::error(op.loc, "input.hyper",
+                                      op.name + ": the hyper-parameter " + *why + " (" + a.text + "); give a finite value"));
     }
   std::vector<ir::Candidate> no_optimizer;
   auto cands = ir::find_candidates(m, &no_optimizer);
-  for (auto& d : ir::unknown_op_diags(m, cands, no_optimizer))
-    r.diags.push_back({d.severity == "note" ? "remark" : d.severity, "", d.rule, d.loc, d.message, {}});
+  for (auto& d : ir::unknown_op_diags(m, cands, no_optimizer)) r.diags.push_back(d);
   for (auto& c : no_optimizer)
-    r.diags.push_back({"remark", "", "input.no_candidate", m.ops[c.producer].loc,
-                       "weight-gradient producer " + m.ops[c.producer].name +
-                           ": its gradient reaches no optimizer, so there is nothing to fuse into its epilogue",
-                       {}});
+    r.diags.push_back(diag::remark(m.ops[c.producer].loc, "input.no_candidate",
+                                   "weight-gradient producer " + m.ops[c.producer].name +
+                                       ": its gradient reaches no optimizer, so there is nothing to fuse into its "
+                                       "epilogue"));
   if (cands.empty())
-    r.diags.push_back({"warning", "", "input.no_candidate", ir::Loc{file, first_line > 1 ? first_line : 0, 0},
-                       "no weight-gradient producer → optimizer candidate found (looked for linalg.matmul_transpose_a, "
-                       "linalg.matmul fed by linalg.transpose, K-major contraction linalg.generic, tessera.matmul "
-                       "{transposeA = true} and tessera.training.wgrad_*)",
-                       {}});
+    r.diags.push_back(diag::warning(ir::Loc{file, first_line > 1 ? first_line : 0, 0}, "input.no_candidate",
+                                    "no weight-gradient producer → optimizer candidate found (looked for "
+                                    "linalg.matmul_transpose_a, linalg.matmul fed by linalg.transpose, K-major "
+                                    "contraction linalg.generic, tessera.matmul {transposeA = true} and "
+                                    "tessera.training.wgrad_*)"));
   // Candidates are independent: check them on up to 4 threads (results keep
   // program order; every shared table below verifier/smt is locked).
   r.candidates.resize(cands.size());
@@ -117,10 +117,10 @@ InputReport certify_module(const std::string& text, const std::string& file, uns
     c.producer_loc = p.loc;
     c.function = p.func >= 0 && p.func < static_cast<int>(m.funcs.size()) ? m.funcs[p.func].name : "";
     c.verdict = "inconclusive";
-    r.diags.push_back({"error", "", "input.internal", p.loc,
-                       "internal error while checking the candidate " + p.name + " at " + std::to_string(p.loc.line) +
-                           ":" + std::to_string(p.loc.col) + ": " + failed[i] + " (no verdict; please report it)",
-                       {}});
+    r.diags.push_back(diag::error(p.loc, "input.internal",
+                                  "internal error while checking the candidate " + p.name + " at " +
+                                      std::to_string(p.loc.line) + ":" + std::to_string(p.loc.col) + ": " + failed[i] +
+                                      " (no verdict; please report it)"));
   }
   // Collectives with keys fusecert cannot model, outside the ones the P3
   // guard reported on a candidate: fail closed like an unknown op.
@@ -129,12 +129,14 @@ InputReport certify_module(const std::string& text, const std::string& file, uns
     for (auto& c : r.candidates) reported.insert(reported.end(), c.collectives.begin(), c.collectives.end());
     // With no candidate in the module there is no state to reduce and no
     // verdict to poison: the collective is off every slice, a remark.
-    for (auto& d : ir::collective_key_diags(m, reported))
-      r.diags.push_back({cands.empty() ? "remark" : "error", "", d.rule, d.loc,
-                         cands.empty() ? d.message.substr(0, d.message.find("; fusecert has no semantics")) +
-                                             "; the module has no candidate, so the collective changes no verdict"
-                                       : d.message,
-                         {}});
+    for (auto& d : ir::collective_key_diags(m, reported)) {
+      if (cands.empty()) {
+        d.severity = diag::Severity::Remark;
+        d.message = d.message.substr(0, d.message.find("; fusecert has no semantics")) +
+                    "; the module has no candidate, so the collective changes no verdict";
+      }
+      r.diags.push_back(d);
+    }
   }
   // Unknown ops (and collectives fusecert cannot model) make every verdict in
   // the module unsafe to trust: fail closed. The certificate carries it as an
@@ -143,7 +145,7 @@ InputReport certify_module(const std::string& text, const std::string& file, uns
   // same verdict; an illegal one stays illegal.
   std::vector<const guards::Diagnostic*> input_errors;
   for (auto& d : r.diags)
-    if (is_input_rule(d.rule) && d.severity == "error") input_errors.push_back(&d);
+    if (is_input_rule(d.rule) && d.is_error()) input_errors.push_back(&d);
   if (!input_errors.empty())
     for (auto& c : r.candidates) {
       guards::Obligation o;
@@ -174,24 +176,23 @@ std::variant<std::string, InputReport> read_input(const std::string& path) {
     InputReport r;
     r.file = path;
     std::string why = ec && ec != std::errc::no_such_file_or_directory ? "cannot read: " + ec.message() : "no such file";
-    r.diags.push_back({"error", "", "input.unreadable", ir::Loc{path, 0, 0}, why, {}});
+    r.diags.push_back(diag::error(ir::Loc{path, 0, 0}, "input.unreadable", why));
     return r;
   }
   if (!std::filesystem::is_regular_file(st)) {
     // A FIFO, socket or device would block or never end (fixtures/bad: fifo.mlir).
     InputReport r;
     r.file = path;
-    r.diags.push_back({"error", "", "input.unreadable", ir::Loc{path, 0, 0}, "not a regular file", {}});
+    r.diags.push_back(diag::error(ir::Loc{path, 0, 0}, "input.unreadable", "not a regular file"));
     return r;
   }
   auto size = std::filesystem::file_size(path, ec);
   if (!ec && size > ir::kMaxInputBytes) {
     InputReport r;
     r.file = path;
-    r.diags.push_back({"error", "", "input.bounds", ir::Loc{path, 0, 0},
-                       "input is " + std::to_string(size >> 20) + " MiB; fusecert accepts at most " +
-                           std::to_string(ir::kMaxInputBytes >> 20) + " MiB per module (split the module)",
-                       {}});
+    r.diags.push_back(diag::error(ir::Loc{path, 0, 0}, "input.bounds",
+                                  "input is " + std::to_string(size >> 20) + " MiB; fusecert accepts at most " +
+                                      std::to_string(ir::kMaxInputBytes >> 20) + " MiB per module (split the module)"));
     return r;
   }
   std::string text;
@@ -200,7 +201,7 @@ std::variant<std::string, InputReport> read_input(const std::string& path) {
   } catch (const std::exception& e) {
     InputReport r;
     r.file = path;
-    r.diags.push_back({"error", "", "input.unreadable", ir::Loc{path, 0, 0}, e.what(), {}});
+    r.diags.push_back(diag::error(ir::Loc{path, 0, 0}, "input.unreadable", e.what()));
     return r;
   }
   return text;
@@ -226,10 +227,10 @@ std::vector<InputReport> certify_splits(const std::string& text, const std::stri
     InputReport r;
     r.file = file;
     r.sha256 = sha;
-    r.diags.push_back({"error", "", "input.bounds", ir::Loc{file, 0, 0},
-                       std::to_string(splits.size()) + " splits ('" + ir::kSplitMarker + "' lines); fusecert accepts at most " +
-                           std::to_string(ir::kMaxSplits) + " per file (split the file)",
-                       {}});
+    r.diags.push_back(diag::error(ir::Loc{file, 0, 0}, "input.bounds",
+                                  std::to_string(splits.size()) + " splits ('" + ir::kSplitMarker +
+                                      "' lines); fusecert accepts at most " + std::to_string(ir::kMaxSplits) +
+                                      " per file (split the file)"));
     out.push_back(std::move(r));
     return out;
   }
@@ -239,8 +240,8 @@ std::vector<InputReport> certify_splits(const std::string& text, const std::stri
       // mlir-opt parses a blank split as an empty module: nothing to check.
       r.file = file;
       r.parsed = true;
-      r.diags.push_back({"remark", "", "input.no_candidate", ir::Loc{file, s.first_line, 1},
-                         "split " + std::to_string(s.index + 1) + " is blank: an empty module, no candidate", {}});
+      r.diags.push_back(diag::remark(ir::Loc{file, s.first_line, 1}, "input.no_candidate",
+                                     "split " + std::to_string(s.index + 1) + " is blank: an empty module, no candidate"));
     } else {
       r = certify_module(s.text, file, s.first_line, timeout_ms);
     }
@@ -264,27 +265,26 @@ std::vector<InputReport> certify_path(const std::string& path, unsigned timeout_
   return out;
 }
 
+diag::Exit exit_status(const guards::CandidateReport& c) {
+  return c.verdict == "legal" ? diag::Exit::Clean : c.verdict == "illegal" ? diag::Exit::Findings : diag::Exit::Inconclusive;
+}
+
 int exit_code(const std::vector<InputReport>& in) {
-  bool err = false, open = false, illegal = false;
+  diag::Exit e = diag::Exit::Clean;
   for (auto& r : in) {
-    if (r.has_errors() && r.candidates.empty()) err = true;
-    for (auto& d : r.diags)
-      if (d.severity == "error") err = true;
+    if (r.has_errors() && r.candidates.empty()) e = diag::worse(e, diag::Exit::InputError);
+    if (diag::any_error(r.diags)) e = diag::worse(e, diag::Exit::InputError);
     for (auto& c : r.candidates) {
       // An inconclusive candidate with an error diagnostic has an input error
-      // (a missing key, a body the solver could not decide); an illegal one's
-      // errors are its findings.
-      bool cand_err = false;
-      for (auto& d : c.diags) cand_err |= d.severity == "error";
-      if (c.verdict == "inconclusive") (cand_err ? err : open) = true;
-      if (c.verdict == "illegal") illegal = true;
+      // (a missing key, a body the solver could not decide): 2; one with no
+      // error diagnostic (an SMT obligation not decided: a timeout, or an
+      // unsat answer over unsat premises, vacuous) is inconclusive: 3. An
+      // illegal one's errors are its findings: 1.
+      if (c.verdict == "inconclusive" && diag::any_error(c.diags)) e = diag::worse(e, diag::Exit::InputError);
+      else e = diag::worse(e, exit_status(c));
     }
   }
-  // 2 an input error (an unparsable input, an unknown op; an inconclusive
-  // candidate with an error diagnostic), 3 an inconclusive candidate with no
-  // error diagnostic (an SMT obligation not decided: a timeout, or an unsat
-  // answer over unsat premises, vacuous), 1 illegal.
-  return err ? 2 : open ? 3 : illegal ? 1 : 0;
+  return diag::code(e);
 }
 
 std::string z3_version() {
@@ -303,13 +303,14 @@ json input_json(const InputReport& in) {
   return j;
 }
 
-json loc_json(const ir::Loc& l) { return {{"file", l.file}, {"line", l.line}, {"col", l.col}}; }
+json loc_json(const ir::Loc& l) { return diag::to_json(l); }
 
+// The engine's JSON form plus the proposition (the rule's prefix), which
+// schema fusecert-certificate/1 carries.
 json diag_json(const guards::Diagnostic& d) {
-  json notes = json::array();
-  for (auto& n : d.notes) notes.push_back({{"location", loc_json(n.loc)}, {"message", n.message}});
-  return {{"severity", d.severity}, {"proposition", d.proposition}, {"rule", d.rule},
-          {"location", loc_json(d.loc)}, {"message", d.message}, {"notes", notes}};
+  json j = diag::to_json(d);
+  j["proposition"] = proposition_of(d.rule);
+  return j;
 }
 
 json model_json(const std::vector<smt::ModelValue>& vs) {
@@ -424,25 +425,23 @@ std::string consumer_desc(const guards::CandidateReport& c) {
   if (c.consumer_op.empty()) return "(no optimizer use)";
   return c.consumer_op + (c.recognized.empty() ? "" : " (" + c.recognized + ")");
 }
-void text_diag(std::string& out, const guards::Diagnostic& d) {
-  out += d.loc.str() + ": " + d.severity + ": " + (d.proposition.empty() ? "" : "[" + d.proposition + "] ") +
-         d.message + "\n";
-  for (auto& n : d.notes) out += n.loc.str() + ": note: " + n.message + "\n";
-}
 }  // namespace
 
+diag::Diagnostic verdict_line(const guards::CandidateReport& c) {
+  size_t smt = 0;
+  for (auto& o : c.obligations) smt += o.how == "smt";
+  return diag::remark(c.producer_loc, "verdict",
+                      c.verdict + ": " + c.producer_op + " -> " + consumer_desc(c) + ": " + ir::to_string(c.cand.form) +
+                          ", " + std::to_string(c.obligations.size()) + " obligations (" + std::to_string(smt) +
+                          " by SMT)" + (c.residency.empty() ? "" : ", residency " + c.residency));
+}
+
 std::string render_text(const std::vector<InputReport>& in) {
+  const diag::TextRenderer engine;
   std::string out;
   for (auto& r : in) {
-    for (auto& d : r.diags) text_diag(out, d);
-    for (auto& c : r.candidates) {
-      for (auto& d : c.diags) text_diag(out, d);
-      size_t smt = 0;
-      for (auto& o : c.obligations) smt += o.how == "smt";
-      out += c.producer_loc.str() + ": " + c.verdict + ": " + c.producer_op + " -> " + consumer_desc(c) + " [" +
-             ir::to_string(c.cand.form) + "; " + std::to_string(c.obligations.size()) + " obligations, " +
-             std::to_string(smt) + " by SMT" + (c.residency.empty() ? "" : "; residency " + c.residency) + "]\n";
-    }
+    out += engine.render(r.diags);
+    for (auto& c : r.candidates) out += engine.render(c.diags) + engine.render(verdict_line(c));
   }
   return out;
 }
@@ -473,7 +472,7 @@ json render_sarif(const std::vector<InputReport>& in, const std::string& tool_ve
   std::map<std::string, std::string> rules;
   auto add = [&](const guards::Diagnostic& d) {
     std::string rule = d.rule.empty() ? "input" : d.rule;
-    rules.emplace(rule, d.proposition);
+    rules.emplace(rule, proposition_of(d.rule));
     json loc = {{"physicalLocation",
                  {{"artifactLocation", {{"uri", d.loc.file}}},
                   {"region", {{"startLine", std::max(1u, d.loc.line)}, {"startColumn", std::max(1u, d.loc.col)}}}}}};
@@ -485,10 +484,10 @@ json render_sarif(const std::vector<InputReport>& in, const std::string& tool_ve
                      {"physicalLocation",
                       {{"artifactLocation", {{"uri", n.loc.file}}},
                        {"region", {{"startLine", std::max(1u, n.loc.line)}, {"startColumn", std::max(1u, n.loc.col)}}}}}});
-    std::string level = d.severity == "error" ? "error" : d.severity == "warning" ? "warning" : "note";
+    std::string level = d.severity == diag::Severity::Error ? "error" : d.severity == diag::Severity::Warning ? "warning" : "note";
     results.push_back({{"ruleId", rule},
                        {"level", level},
-                       {"message", {{"text", (d.proposition.empty() ? "" : "[" + d.proposition + "] ") + d.message}}},
+                       {"message", {{"text", d.message}}},
                        {"locations", json::array({loc})},
                        {"relatedLocations", rel}});
   };

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "support/diag/exit_code.h"
 #include "verifier/guards/guards.h"
 
 namespace fusecert::cert {
@@ -64,9 +65,24 @@ std::vector<InputReport> certify_path(const std::string& path, unsigned timeout_
 const std::string& embedded_training_step();
 inline constexpr const char* kEmbeddedName = "<embedded>/mlp_train_step.mlir";
 
-/// Exit status of certify: 2 on any error or inconclusive candidate, else 1 on
-/// any illegal candidate, else 0.
+/// Exit status of certify (support/diag/exit_code.h): 2 on any input error
+/// (an inconclusive candidate with an error diagnostic: a missing key, an
+/// undecided body), else 1 on any illegal candidate, else 3 on any
+/// inconclusive one, else 0.
 int exit_code(const std::vector<InputReport>& in);
+/// A candidate's verdict as an exit status: legal 0, illegal 1, inconclusive 3.
+diag::Exit exit_status(const guards::CandidateReport& c);
+
+/// Whether a diagnostic rule is an input error (`input.*`: parse, unknown
+/// op, unreadable file, ...), as opposed to a guard's obligation id.
+bool is_input_rule(const std::string& rule);
+/// The proposition of a rule id ("P2" for "P2.clip_scope"; "" for input.*).
+std::string proposition_of(const std::string& rule);
+
+/// The verdict line of a candidate, a remark at the producer (rule
+/// `verdict`):  `FILE:L:C: remark: VERDICT: PRODUCER -> CONSUMER (OPTIMIZER):
+/// FORM, N obligations (M by SMT)[, residency R] [verdict]`.
+diag::Diagnostic verdict_line(const guards::CandidateReport& c);
 
 /// The certificate of candidate `i` of `in` (deterministic: sorted keys, no
 /// times, a SHA-256 digest over the rest). `tool_version` is fusecert's.
@@ -129,6 +145,14 @@ struct CheckOutcome {
            : !stale.empty()      ? "stale"
            : !rederived          ? "consistent"
                                  : "valid";
+  }
+  /// The status as an exit code (support/diag/exit_code.h): valid 0,
+  /// invalid 1, unverified 3, stale or consistent 4 (not verified: nothing
+  /// contradicts it, but this fusecert did not re-derive it).
+  diag::Exit exit() const {
+    return !valid ? diag::Exit::Findings : !undecided.empty() ? diag::Exit::Inconclusive
+                                         : !rederived || !stale.empty() ? diag::Exit::NotVerified
+                                                                        : diag::Exit::Clean;
   }
 };
 

@@ -71,8 +71,7 @@ void guard_clip_scope(GuardContext& g) {
   if (v == "layer") {
     g.out.residency = "layer";
     auto& d = g.out.diags.emplace_back();
-    d.severity = "remark";
-    d.proposition = "P2";
+    d.severity = diag::Severity::Remark;
     d.rule = id;
     d.loc = cons->loc;
     d.message = "grad_clip_scope = \"layer\": legal, but the residency falls to the layer (the layer's gradient norm "

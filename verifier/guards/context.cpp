@@ -89,16 +89,30 @@ Obligation& GuardContext::smt(const std::string& id, const std::string& claim, s
   return out.obligations.back();
 }
 
+namespace {
+Diagnostic& add(CandidateReport& out, diag::Severity sev, const std::string& prop, const std::string& rule,
+                const ir::Loc& loc, const std::string& msg) {
+  // The rule id names the proposition (its prefix): one source for both.
+  if (rule.compare(0, prop.size() + 1, prop + ".") != 0)
+    throw std::logic_error("diagnostic rule " + rule + " is not an obligation of " + prop);
+  out.diags.push_back(diag::make(sev, loc, rule, msg));
+  return out.diags.back();
+}
+}  // namespace
+
 Diagnostic& GuardContext::error(const std::string& prop, const std::string& rule, const ir::Loc& loc,
                                 const std::string& msg) {
-  out.diags.push_back({"error", prop, rule, loc, msg, {}});
-  return out.diags.back();
+  return add(out, diag::Severity::Error, prop, rule, loc, msg);
 }
 
 Diagnostic& GuardContext::warning(const std::string& prop, const std::string& rule, const ir::Loc& loc,
                                   const std::string& msg) {
-  out.diags.push_back({"warning", prop, rule, loc, msg, {}});
-  return out.diags.back();
+  return add(out, diag::Severity::Warning, prop, rule, loc, msg);
+}
+
+Diagnostic& GuardContext::remark(const std::string& prop, const std::string& rule, const ir::Loc& loc,
+                                 const std::string& msg) {
+  return add(out, diag::Severity::Remark, prop, rule, loc, msg);
 }
 
 const ir::Attr* GuardContext::require(const ir::Op& op, const std::string& key, const std::string& prop,

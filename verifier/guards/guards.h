@@ -23,24 +23,16 @@
 
 #include "verifier/ir/candidates.h"
 #include "verifier/ir/model.h"
+#include "support/diag/diagnostic.h"
 #include "verifier/smt/query.h"
 
 namespace fusecert::guards {
 
-struct Note {
-  ir::Loc loc;
-  std::string message;
-};
-
-/// A compiler-style diagnostic: `file:line:col: error: [P2] message`.
-struct Diagnostic {
-  std::string severity;    ///< "error" | "warning" | "remark"
-  std::string proposition; ///< "P2"; empty for input errors
-  std::string rule;        ///< obligation id or "input"
-  ir::Loc loc;
-  std::string message;
-  std::vector<Note> notes;
-};
+/// The guards report through fusecert's one diagnostic type
+/// (support/diag): the rule id is the obligation id ("P2.clip_scope"), so
+/// the text form is `file:line:col: error: message [P2.clip_scope]`.
+using Note = diag::Note;
+using Diagnostic = diag::Diagnostic;
 
 /// One discharged obligation. Structural ones say what was checked and what
 /// was found; SMT ones carry the exact SMT-LIB2 text that was solved.
@@ -110,8 +102,11 @@ struct GuardContext {
                   const std::string& expected, const std::string& logic, bool decides = true) {
     return smt(id, claim, std::make_shared<const std::string>(smt2), expected, logic, decides);
   }
+  /// A diagnostic of proposition `prop` under the rule `rule` (an obligation
+  /// id of that proposition: the proposition is its prefix).
   Diagnostic& error(const std::string& prop, const std::string& rule, const ir::Loc& loc, const std::string& msg);
   Diagnostic& warning(const std::string& prop, const std::string& rule, const ir::Loc& loc, const std::string& msg);
+  Diagnostic& remark(const std::string& prop, const std::string& rule, const ir::Loc& loc, const std::string& msg);
   /// A required semantic key on `op`: returns it, or records a `missing`
   /// obligation and an error naming the key and what its values mean.
   const ir::Attr* require(const ir::Op& op, const std::string& key, const std::string& prop,

@@ -335,8 +335,7 @@ void guard_reduce_into_state(GuardContext& g) {
                  ranks + "); f = " + b.role + " of " + source;
     if (o.actual == "unsat" && o.definite()) {  // non-vacuous: the premises are satisfiable
       auto& d = g.out.diags.emplace_back();
-      d.severity = "remark";
-      d.proposition = "P3";
+      d.severity = diag::Severity::Remark;
       d.rule = id;
       d.loc = coll.loc;
       d.message = "reduce-into-state of " + b.role + " is exact: Z3 proves " + b.role + " affine in the gradient (" +

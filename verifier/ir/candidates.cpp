@@ -262,22 +262,21 @@ std::vector<Candidate> find_candidates(const Module& m, std::vector<Candidate>* 
   return out;
 }
 
-std::vector<ParseDiag> unknown_ops(const Module& m) {
-  std::vector<ParseDiag> out;
+std::vector<diag::Diagnostic> unknown_ops(const Module& m) {
+  std::vector<diag::Diagnostic> out;
   for (const Op& op : m.ops) {
     if (op.registered) continue;
     if (op.dialect() == "tessera" && is_known_tessera(op.name)) continue;
-    out.push_back({op.loc, "error",
-                   "unknown op '" + op.name + "': fusecert has no semantics for it (it may read or write any buffer), "
-                   "so no candidate in this module can be certified",
-                   "input.unknown_op"});
+    out.push_back(diag::error(op.loc, "input.unknown_op",
+                              "unknown op '" + op.name + "': fusecert has no semantics for it (it may read or write "
+                              "any buffer), so no candidate in this module can be certified"));
   }
   return out;
 }
 
-std::vector<ParseDiag> unknown_op_diags(const Module& m, const std::vector<Candidate>& cands,
+std::vector<diag::Diagnostic> unknown_op_diags(const Module& m, const std::vector<Candidate>& cands,
                                         const std::vector<Candidate>& no_optimizer) {
-  std::vector<ParseDiag> out = unknown_ops(m);
+  std::vector<diag::Diagnostic> out = unknown_ops(m);
   if (!cands.empty() || out.empty()) return out;
   // No candidate: an unknown op matters only where a candidate may hide.
   std::vector<bool> near(m.ops.size(), false);
@@ -317,7 +316,7 @@ std::vector<ParseDiag> unknown_op_diags(const Module& m, const std::vector<Candi
     if (!op.registered && !(op.dialect() == "tessera" && is_known_tessera(op.name))) unknown.push_back(op.id);
   for (size_t i = 0; i < out.size() && i < unknown.size(); ++i) {
     if (near[unknown[i]]) continue;
-    out[i].severity = "note";
+    out[i].severity = diag::Severity::Remark;
     out[i].message = "unknown op '" + m.ops[unknown[i]].name +
                      "': fusecert has no semantics for it; no weight gradient reaches it and it feeds no optimizer's "
                      "gradient, so it is off every candidate's slice (the module has no candidate)";
@@ -325,15 +324,14 @@ std::vector<ParseDiag> unknown_op_diags(const Module& m, const std::vector<Candi
   return out;
 }
 
-std::vector<ParseDiag> collective_key_diags(const Module& m, const std::vector<int>& reported) {
-  std::vector<ParseDiag> out;
+std::vector<diag::Diagnostic> collective_key_diags(const Module& m, const std::vector<int>& reported) {
+  std::vector<diag::Diagnostic> out;
   for (const Op& op : m.ops) {
     if (!is_tessera_collective(op.name) || std::find(reported.begin(), reported.end(), op.id) != reported.end()) continue;
     for (auto& p : collective_key_problems(m, op))
-      out.push_back({op.loc, "error",
-                     p.message + "; fusecert has no semantics for this collective, so no candidate in this module can be "
-                                 "certified",
-                     "input.collective"});
+      out.push_back(diag::error(op.loc, "input.collective",
+                                p.message + "; fusecert has no semantics for this collective, so no candidate in "
+                                            "this module can be certified"));
   }
   return out;
 }

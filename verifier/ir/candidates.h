@@ -63,23 +63,23 @@ std::vector<Candidate> find_candidates(const Module& m, std::vector<Candidate>* 
 
 /// Ops fusecert cannot model (unregistered ops outside the known tessera set),
 /// as error diagnostics: an unknown op may read or write any buffer.
-std::vector<ParseDiag> unknown_ops(const Module& m);
+std::vector<diag::Diagnostic> unknown_ops(const Module& m);
 
 /// unknown_ops, each an error where it may be on a candidate's slice and a
-/// note elsewhere. With a candidate in the module every unknown op stays an
+/// remark elsewhere. With a candidate in the module every unknown op stays an
 /// error (fusecert does not slice candidates yet: an unknown op may read or
 /// write any buffer). Without one, an unknown op is an error only when a
 /// weight gradient reaches it (it may be that gradient's optimizer) or it
 /// computes, directly or not, the gradient operand of an optimizer a table
 /// knows (it may be a weight-gradient producer fusecert cannot see); any
-/// other unknown op is a note.
-std::vector<ParseDiag> unknown_op_diags(const Module& m, const std::vector<Candidate>& cands,
+/// other unknown op is a remark.
+std::vector<diag::Diagnostic> unknown_op_diags(const Module& m, const std::vector<Candidate>& cands,
                                         const std::vector<Candidate>& no_optimizer);
 
 /// Collectives whose keys fusecert cannot model, as error diagnostics (fail
 /// closed, like an unknown op), skipping the op ids in `reported` (the
 /// collectives the P3 guard already reported with its own diagnostics).
-std::vector<ParseDiag> collective_key_diags(const Module& m, const std::vector<int>& reported);
+std::vector<diag::Diagnostic> collective_key_diags(const Module& m, const std::vector<int>& reported);
 
 /// The DPS init operands of a linalg op (value ids).
 std::vector<int> inits(const Op& op);

@@ -1,6 +1,6 @@
 // MLIR 19 front end: parse with MLIR's own parser and translate the module
 // into fusecert's model (model.h). Built with -fno-rtti like libMLIR.so; it
-// throws nothing (errors become ParseDiag entries).
+// throws nothing (errors become diag::Diagnostic entries, rules input.*).
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -285,26 +285,31 @@ LoadResult parse_mlir(const std::string& text, const std::string& filename) {
   mlir::MLIRContext ctx(registry, mlir::MLIRContext::Threading::DISABLED);
   ctx.allowUnregisteredDialects(true);
   ctx.getOrLoadDialect<mlir::func::FuncDialect>();
+  // MLIR's diagnostics keep their severity and their notes; the rule says
+  // which phase refused the module (parse or verify).
+  const char* phase = "input.parse";
   mlir::ScopedDiagnosticHandler handler(&ctx, [&](mlir::Diagnostic& d) {
-    const char* sev = d.getSeverity() == mlir::DiagnosticSeverity::Error     ? "error"
-                      : d.getSeverity() == mlir::DiagnosticSeverity::Warning ? "warning"
-                                                                              : "note";
-    res.diags.push_back({to_loc(d.getLocation()), sev, d.str()});
-    for (auto& n : d.getNotes()) res.diags.push_back({to_loc(n.getLocation()), "note", n.str()});
+    const diag::Severity sev = d.getSeverity() == mlir::DiagnosticSeverity::Error     ? diag::Severity::Error
+                               : d.getSeverity() == mlir::DiagnosticSeverity::Warning ? diag::Severity::Warning
+                               : d.getSeverity() == mlir::DiagnosticSeverity::Remark  ? diag::Severity::Remark
+                                                                                      : diag::Severity::Note;
+    diag::Diagnostic out = diag::make(sev, to_loc(d.getLocation()), phase, d.str());
+    for (auto& n : d.getNotes()) out.note(to_loc(n.getLocation()), n.str());
+    res.diags.push_back(std::move(out));
     return mlir::success();
   });
   // Verification runs separately below, so its failures are input.verify.
   mlir::ParserConfig config(&ctx, /*verifyAfterParse=*/false);
   mlir::OwningOpRef<mlir::ModuleOp> module = mlir::parseSourceString<mlir::ModuleOp>(text, config, filename);
   if (!module) {
-    if (res.diags.empty()) res.diags.push_back({Loc{filename, 0, 0}, "error", "could not parse the module"});
+    if (res.diags.empty()) res.diags.push_back(diag::error(Loc{filename, 0, 0}, "input.parse", "could not parse the module"));
     return res;
   }
   const size_t parse_diags = res.diags.size();
+  phase = "input.verify";
   if (mlir::failed(mlir::verify(*module))) {
     if (res.diags.size() == parse_diags)
-      res.diags.push_back({Loc{filename, 0, 0}, "error", "the module does not verify"});
-    for (size_t i = parse_diags; i < res.diags.size(); ++i) res.diags[i].rule = "input.verify";
+      res.diags.push_back(diag::error(Loc{filename, 0, 0}, "input.verify", "the module does not verify"));
     return res;
   }
   Translator t;

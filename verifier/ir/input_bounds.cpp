@@ -45,18 +45,18 @@ struct Open {
 };
 
 /// The nesting and literal scan (outside string literals and // comments).
-std::optional<ParseDiag> scan(const std::string& text, const std::string& filename) {
+std::optional<diag::Diagnostic> scan(const std::string& text, const std::string& filename) {
   std::vector<Open> stack;
   int depth = 0;  // open brackets + the operators counted in affine levels
   bool affine_next = false;  // the last word was affine_map / affine_set
   unsigned line = 1, col = 0;
   bool in_str = false, in_comment = false;
   auto too_deep = [&](bool affine) {
-    return ParseDiag{Loc{filename, line, col}, "error",
+    return diag::error(Loc{filename, line, col}, "input.nesting",
                      std::string(affine ? "affine expression nests" : "brackets nest") + " deeper than " +
                          std::to_string(kMaxNesting) + " levels" +
                          (affine ? " (brackets and operators)" : "") +
-                         "; not parsed (MLIR's parser would exhaust the stack)"};
+                         "; not parsed (MLIR's parser would exhaust the stack)");
   };
   auto op = [&]() -> bool {
     if (stack.empty() || !stack.back().affine) return false;
@@ -96,10 +96,10 @@ std::optional<ParseDiag> scan(const std::string& text, const std::string& filena
       while (e < text.size() && word_char(text[e])) ++e;
       const std::string_view w(text.data() + i, e - i);
       if (c >= '0' && c <= '9' && w.size() > kMaxLiteralChars)
-        return ParseDiag{Loc{filename, line, col}, "error",
+        return diag::error(Loc{filename, line, col}, "input.literal",
                          "numeric literal of " + std::to_string(w.size()) + " characters (at most " +
                              std::to_string(kMaxLiteralChars) +
-                             "); not parsed (MLIR's integer and float parsing is super-linear in its length)"};
+                             "); not parsed (MLIR's integer and float parsing is super-linear in its length)");
       affine_next = w == "affine_map" || w == "affine_set";
       if ((w == "floordiv" || w == "ceildiv" || w == "mod") && op()) return too_deep(true);
       col += static_cast<unsigned>(e - i - 1);
@@ -145,16 +145,16 @@ std::optional<ParseDiag> scan(const std::string& text, const std::string& filena
 
 }  // namespace
 
-std::optional<ParseDiag> check_input_bounds(const std::string& text, const std::string& filename) {
+std::optional<diag::Diagnostic> check_input_bounds(const std::string& text, const std::string& filename) {
   if (auto at = bad_utf8(text, filename))
-    return ParseDiag{*at, "error", "invalid UTF-8 byte sequence; the module is not parsed"};
+    return diag::error(*at, "input.utf8", "invalid UTF-8 byte sequence; the module is not parsed");
   if (auto d = scan(text, filename)) return d;
   if (text.size() > kMaxInputBytes)
-    return ParseDiag{Loc{filename, 0, 0}, "error",
+    return diag::error(Loc{filename, 0, 0}, "input.size",
                      "input is " + std::to_string(text.size() >> 20) + " MiB; fusecert accepts at most " +
-                         std::to_string(kMaxInputBytes >> 20) + " MiB per module (split the module)"};
+                         std::to_string(kMaxInputBytes >> 20) + " MiB per module (split the module)");
   if (text.find_first_not_of(" \t\r\n") == std::string::npos)
-    return ParseDiag{Loc{filename, 0, 0}, "error", "input is empty: no module to check"};
+    return diag::error(Loc{filename, 0, 0}, "input.empty", "input is empty: no module to check");
   return std::nullopt;
 }
 

@@ -29,6 +29,6 @@ inline constexpr std::size_t kMaxLiteralChars = 1000;
 /// `filename`: ill-formed UTF-8, nesting deeper than kMaxNesting, a literal
 /// longer than kMaxLiteralChars, more than kMaxInputBytes, or no text at all.
 /// nullopt when the text is within every bound.
-std::optional<ParseDiag> check_input_bounds(const std::string& text, const std::string& filename);
+std::optional<diag::Diagnostic> check_input_bounds(const std::string& text, const std::string& filename);
 
 }  // namespace fusecert::ir

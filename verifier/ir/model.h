@@ -11,17 +11,13 @@
 #include <utility>
 #include <vector>
 
+#include "support/diag/diagnostic.h"
+
 namespace fusecert::ir {
 
 /// A source location: file:line:col as MLIR's FileLineColLoc gives it
-/// (line/col 0 when the op has no file location).
-struct Loc {
-  std::string file;
-  unsigned line = 0, col = 0;
-  std::string str() const {
-    return file + ":" + std::to_string(line) + ":" + std::to_string(col);
-  }
-};
+/// (line/col 0 when the op has no file location). The diagnostics' own type.
+using Loc = diag::Location;
 
 struct AttrEntry;
 
@@ -154,20 +150,9 @@ struct Module {
   std::vector<Func> funcs;
 };
 
-/// A diagnostic from parsing or translation.
-struct ParseDiag {
-  Loc loc;
-  std::string severity;  ///< "error" | "warning" | "note"
-  std::string message;
-  /// What kind of input problem: input.parse (MLIR's parser), input.verify
-  /// (MLIR's op verifiers), input.bounds (refused before parsing: size,
-  /// nesting, UTF-8, empty), input.unknown_op, input.collective.
-  std::string rule = "input.parse";
-};
-
 struct LoadResult {
   std::optional<Module> module;  ///< absent when parsing failed
-  std::vector<ParseDiag> diags;
+  std::vector<diag::Diagnostic> diags;  ///< parse / translation diagnostics (rule input.*)
 };
 
 /// Largest input the front end accepts (bytes); larger inputs are refused

@@ -1,6 +1,7 @@
 // The Alive2-style text report of a validation.
 #include <cstdio>
 
+#include "support/diag/render.h"
 #include "verifier/tv/validate.h"
 
 namespace fusecert::tv {
@@ -16,8 +17,7 @@ std::string value(const smt::ModelValue& m) { return m.bits.empty() ? m.value : 
 
 std::string render_text(const Validation& v) {
   std::string o;
-  for (auto& e : v.parse_errors) o += e + "\n";
-  for (auto& e : v.errors) o += e.str() + "\n";
+  o += diag::TextRenderer().render(v.diags);
   for (auto& p : v.pairs) {
     o += "validate: @" + p.before_func + " (" + p.before_loc.str() + ") -> @" + p.after_func + " (" + p.after_loc.str() + ")\n";
     o += "  bound: K = " + std::to_string(p.before.k_used);

@@ -23,17 +23,9 @@
 
 namespace fusecert::tv {
 
-/// A `file:line:col: error: [TV] ...` diagnostic.
-struct TvDiag {
-  ir::Loc loc;
-  std::string message;
-  std::string str() const { return loc.str() + ": error: [TV] " + message; }
-};
-
-/// Thrown by the translators; caught by translate_side. Fail closed.
-struct TvError {
-  TvDiag diag;
-};
+/// The rule of an input the translators cannot model (fail closed):
+/// `file:line:col: error: message [TV.unsupported]`.
+inline constexpr const char* kUnsupported = "TV.unsupported";
 
 struct SideOptions {
   int k_bound = 4;  ///< K is unrolled to min(K of the module, k_bound)
@@ -60,7 +52,7 @@ class SideTranslator {
     side_.module = &m;
     side_.func = func;
   }
-  /// Translates every result of the function. Throws TvError.
+  /// Translates every result of the function. Throws diag::Fatal (rule TV.unsupported).
   Side run();
 
   // --- shared helpers for the op-family files ---
@@ -75,7 +67,9 @@ class SideTranslator {
   std::vector<int> k_operand(int v, bool k_major, char other_index, const ir::Op& at, int k);
   /// K to unroll for a contraction whose K extent is `k_module` (-1 unknown).
   int k_for(int k_module, const ir::Op& at);
-  [[noreturn]] void fail(const ir::Loc& loc, const std::string& msg) const { throw TvError{{loc, msg}}; }
+  [[noreturn]] void fail(const ir::Loc& loc, const std::string& msg) const {
+    throw diag::Fatal{diag::error(loc, kUnsupported, msg)};
+  }
   /// A required attribute of `op`.
   const ir::Attr& require(const ir::Op& op, const std::string& key, const std::string& meaning) const;
   /// A required numeric attribute.

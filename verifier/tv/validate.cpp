@@ -3,6 +3,7 @@
 #include <cmath>
 #include <set>
 
+#include "support/diag/exit_code.h"
 #include "support/files.h"
 #include "support/sha256.h"
 #include "verifier/smt/arith.h"
@@ -30,8 +31,10 @@ int find_func(const ir::Module& m, const std::string& name) {
 
 std::shared_ptr<ir::Module> load(const std::string& text, const std::string& name, Validation& v) {
   ir::LoadResult lr = ir::parse_mlir(text, name);
-  for (auto& d : lr.diags)
-    v.parse_errors.push_back((d.loc.file.empty() ? name + ":0:0" : d.loc.str()) + ": " + d.severity + ": " + d.message);
+  for (auto& d : lr.diags) {
+    v.diags.push_back(d);
+    if (v.diags.back().loc.file.empty()) v.diags.back().loc.file = name;
+  }
   if (!lr.module) return nullptr;
   return std::make_shared<ir::Module>(std::move(*lr.module));
 }
@@ -156,19 +159,19 @@ void validate_pair(Validation& v, const ir::Module& bm, int bf, const ir::Module
   try {
     pr.before = SideTranslator(bm, bf, *v.program, so).run();
     pr.after = SideTranslator(am, af, *v.program, so).run();
-  } catch (const TvError& e) {
-    v.errors.push_back(e.diag);
+  } catch (const diag::Fatal& e) {
+    v.diags.push_back(e.diagnostic);
     return;
   }
   if (pr.before.outputs.size() != pr.after.outputs.size()) {
-    v.errors.push_back({pr.after_loc, "@" + pr.after_func + " returns " + std::to_string(pr.after.outputs.size()) +
+    v.diags.push_back(diag::error(pr.after_loc, "TV.correspondence", "@" + pr.after_func + " returns " + std::to_string(pr.after.outputs.size()) +
                                           " results, @" + pr.before_func + " returns " +
-                                          std::to_string(pr.before.outputs.size()) + ": no result correspondence"});
+                                          std::to_string(pr.before.outputs.size()) + ": no result correspondence"));
     return;
   }
   if (pr.before.k_used != pr.after.k_used || pr.before.k_module != pr.after.k_module) {
-    v.errors.push_back({pr.after_loc, "the contractions have different K (before " + std::to_string(pr.before.k_module) +
-                                          ", after " + std::to_string(pr.after.k_module) + ")"});
+    v.diags.push_back(diag::error(pr.after_loc, "TV.correspondence", "the contractions have different K (before " + std::to_string(pr.before.k_module) +
+                                          ", after " + std::to_string(pr.after.k_module) + ")"));
     return;
   }
   std::set<std::string> abs = pr.before.abstractions;
@@ -180,8 +183,8 @@ void validate_pair(Validation& v, const ir::Module& bm, int bf, const ir::Module
   bool sat = false, inc = false;
   for (size_t r = 0; r < pr.before.outputs.size(); ++r) {
     if (pr.before.output_fmts[r] != pr.after.output_fmts[r]) {
-      v.errors.push_back({pr.after_loc, "result " + std::to_string(r) + " is " + to_string(pr.after.output_fmts[r]) +
-                                            " after and " + to_string(pr.before.output_fmts[r]) + " before"});
+      v.diags.push_back(diag::error(pr.after_loc, "TV.correspondence", "result " + std::to_string(r) + " is " + to_string(pr.after.output_fmts[r]) +
+                                            " after and " + to_string(pr.before.output_fmts[r]) + " before"));
       return;
     }
     pr.results.push_back(check_result(*v.program, pr.before, pr.after, r, v.options));
@@ -205,7 +208,7 @@ Validation validate_texts(const std::string& before_text, const std::string& bef
   v.before_sha256 = support::sha256_hex(before_text);
   v.after_sha256 = after_text ? support::sha256_hex(*after_text) : v.before_sha256;
   if (opt.k_bound < 1 || opt.k_bound > 4096) {
-    v.errors.push_back({ir::Loc{before_name, 0, 0}, "--k must be between 1 and 4096"});
+    v.diags.push_back(diag::error(ir::Loc{}, "usage", "--k must be between 1 and 4096"));
     v.verdict = "error";
     return v;
   }
@@ -221,8 +224,7 @@ Validation validate_texts(const std::string& before_text, const std::string& bef
     int b = find_func(bm, "before"), a = find_func(bm, "after");
     if (b < 0 || a < 0) b = find_func(bm, "src"), a = find_func(bm, "tgt");
     if (b < 0 || a < 0)
-      v.errors.push_back({ir::Loc{before_name, 1, 1},
-                          "one-file validation needs func.func @before and @after (or @src and @tgt)"});
+      v.diags.push_back(diag::error(ir::Loc{before_name, 1, 1}, "TV.correspondence", "one-file validation needs func.func @before and @after (or @src and @tgt)"));
     else
       validate_pair(v, bm, b, am, a);
   } else {
@@ -232,23 +234,23 @@ Validation validate_texts(const std::string& before_text, const std::string& bef
       if (f.ops.empty() || hb.count(f.name)) continue;
       int a = find_func(am, f.name);
       if (a < 0) {
-        v.errors.push_back({f.loc, "@" + f.name + " has no counterpart in " + after_name + " (functions are matched by name)"});
+        v.diags.push_back(diag::error(f.loc, "TV.correspondence", "@" + f.name + " has no counterpart in " + after_name + " (functions are matched by name)"));
         continue;
       }
       validate_pair(v, bm, static_cast<int>(i), am, a);
     }
     for (auto& f : am.funcs)
       if (!f.ops.empty() && !ha.count(f.name) && find_func(bm, f.name) < 0)
-        v.errors.push_back({f.loc, "@" + f.name + " has no counterpart in " + before_name + " (functions are matched by name)"});
-    if (v.pairs.empty() && v.errors.empty())
-      v.errors.push_back({ir::Loc{before_name, 0, 0}, "no function to validate"});
+        v.diags.push_back(diag::error(f.loc, "TV.correspondence", "@" + f.name + " has no counterpart in " + before_name + " (functions are matched by name)"));
+    if (v.pairs.empty() && !diag::any_error(v.diags))
+      v.diags.push_back(diag::error(ir::Loc{before_name, 0, 0}, "TV.correspondence", "no function to validate"));
   }
   bool sat = false, inc = false;
   for (auto& p : v.pairs) {
     sat = sat || p.verdict == "not equivalent";
     inc = inc || p.verdict == "inconclusive";
   }
-  v.verdict = !v.errors.empty() ? "error" : sat ? "not equivalent" : inc ? "inconclusive" : "equivalent";
+  v.verdict = diag::any_error(v.diags) ? "error" : sat ? "not equivalent" : inc ? "inconclusive" : "equivalent";
   return v;
 }
 
@@ -257,7 +259,7 @@ Validation validate_files(const std::string& before_path, const std::string& aft
     try {
       return support::read_file(p);
     } catch (const std::exception& e) {
-      v.errors.push_back({ir::Loc{p, 0, 0}, std::string("cannot read the input: ") + e.what()});
+      v.diags.push_back(diag::error(ir::Loc{p, 0, 0}, "input.unreadable", std::string("cannot read the input: ") + e.what()));
       return std::nullopt;
     }
   };
@@ -275,9 +277,10 @@ Validation validate_files(const std::string& before_path, const std::string& aft
 }
 
 int exit_code(const Validation& v) {
-  if (v.verdict == "equivalent") return 0;
-  if (v.verdict == "not equivalent") return 1;
-  return 2;
+  if (v.verdict == "equivalent") return diag::code(diag::Exit::Clean);
+  if (v.verdict == "not equivalent") return diag::code(diag::Exit::Findings);
+  if (v.verdict == "inconclusive") return diag::code(diag::Exit::Inconclusive);
+  return diag::code(diag::Exit::InputError);
 }
 
 }  // namespace fusecert::tv

@@ -7,7 +7,8 @@
 // Verdicts: "equivalent" (every result's disequality is unsat), "not
 // equivalent" (one is sat: the model is the counterexample), "inconclusive"
 // (a timeout or unknown, never equivalent), "error" (an input the translators
-// cannot model: fail closed, with a `file:line:col: error: [TV]` diagnostic).
+// cannot model: fail closed, with a `file:line:col: error: ... [TV.unsupported]`
+// diagnostic).
 #pragma once
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -60,8 +61,10 @@ struct Validation {
   ValidateOptions options;
   std::shared_ptr<Program> program;         ///< the nodes of every side (shared operands)
   std::vector<PairResult> pairs;
-  std::vector<TvDiag> errors;
-  std::vector<std::string> parse_errors;    ///< front-end diagnostics, already formatted
+  /// Front-end diagnostics (input.*) and the validation's own errors
+  /// (TV.unsupported: an input the translators cannot model; TV.correspondence:
+  /// the two sides do not match up), in the order found.
+  std::vector<diag::Diagnostic> diags;
   std::string verdict;                      ///< overall: error > not equivalent > inconclusive > equivalent
 };
 
@@ -74,7 +77,8 @@ Validation validate_texts(const std::string& before_text, const std::string& bef
 /// Reads the files, then validate_texts. `after_path` empty: one-file mode.
 Validation validate_files(const std::string& before_path, const std::string& after_path, const ValidateOptions& opt);
 
-/// 0 equivalent, 1 not equivalent, 2 error or inconclusive.
+/// support/diag/exit_code.h: 0 equivalent, 1 not equivalent, 2 an input or
+/// usage error, 3 inconclusive.
 int exit_code(const Validation& v);
 
 /// The Alive2-style report: pair, bound, abstractions, one line per result,

@@ -1,0 +1,90 @@
+#!/bin/sh
+# The exit-code table (support/diag/exit_code.h, docs/diagnostics.md), per
+# subcommand: every code each one can give, from inputs whose outcome follows
+# from their semantics (each expectation says why), and the table in every
+# --help. 0 clean/legal, 1 findings/illegal, 2 usage or input error,
+# 3 inconclusive, 4 not verified (check-cert only); over several inputs
+# 2 > 1 > 3 > 4 > 0.
+# Usage: exit_codes_test.sh FUSECERT SRCDIR
+. "$2/tests/shell/lib.sh"
+IR=$SRC/fixtures/ir
+TV=$SRC/fixtures/tv
+DOCS=$SRC/fixtures/docs
+# expect WANT NAME CMD...: run CMD (output in $W/NAME.out/.err); its exit status must be WANT.
+expect() {
+  want=$1 name=$2
+  shift 2
+  "$@" >"$W/$name.out" 2>"$W/$name.err"
+  got=$?
+  [ "$got" -eq "$want" ] || fail "$name: exit $got, expected $want: $(head -c 400 "$W/$name.err") $(head -c 400 "$W/$name.out")"
+}
+
+# --help of the binary and of every subcommand prints the table.
+for sub in "" prove docs certify check-cert validate shell query hook "hook install" kernels; do
+  # shellcheck disable=SC2086
+  "$BIN" $sub --help >"$W/help.out" 2>&1 || fail "fusecert $sub --help: exit $?"
+  grep -q '^Exit codes (every subcommand):' "$W/help.out" || fail "fusecert $sub --help: no exit-code table"
+  grep -q '^  4  not verified' "$W/help.out" || fail "fusecert $sub --help: the table lacks code 4"
+done
+
+# docs: a clean fixture, a failing one, a bad option.
+expect 0 docs_clean "$BIN" docs --repo-root "$DOCS/claim.overclaim/pass" --today 2026-09-01 "$DOCS/claim.overclaim/pass"
+expect 1 docs_findings "$BIN" docs --repo-root "$DOCS/claim.overclaim/fail" --today 2026-09-01 "$DOCS/claim.overclaim/fail"
+expect 2 docs_usage "$BIN" docs --format xml "$DOCS/claim.overclaim/pass"
+
+# certify: AdamW on tessera with every key is legal; global-norm clipping is
+# illegal (P2); a missing semantic key is inconclusive; an empty file is an
+# input error. Illegal outranks inconclusive; an input error outranks both.
+printf '\n' >"$W/empty.mlir"
+expect 0 certify_legal "$BIN" certify "$IR/adamw_tessera.mlir" --out "$W/legal"
+expect 1 certify_illegal "$BIN" certify "$IR/global_clip_tessera.mlir"
+expect 3 certify_inconclusive "$BIN" certify "$IR/missing_keys_tessera.mlir"
+expect 2 certify_input "$BIN" certify "$W/empty.mlir"
+expect 1 certify_illegal_inconclusive "$BIN" certify "$IR/global_clip_tessera.mlir" "$IR/missing_keys_tessera.mlir"
+expect 2 certify_input_illegal "$BIN" certify "$W/empty.mlir" "$IR/global_clip_tessera.mlir"
+expect 2 certify_usage "$BIN" certify --format xml "$IR/adamw_tessera.mlir"
+grep -q ': remark: legal: .* \[verdict\]$' "$W/certify_legal.out" || fail "certify: no verdict remark: $(cat "$W/certify_legal.out")"
+
+# check-cert: with --ir every obligation is re-derived (valid, 0); without it
+# the certificate is at most consistent (4); a flipped verdict is invalid (1);
+# a missing certificate is an input error (2); a solver that answers unknown
+# decides nothing (3).
+CERT=$(ls "$W"/legal/*.cert.json | head -1)
+expect 0 cc_valid "$BIN" check-cert "$CERT" --ir "$IR/adamw_tessera.mlir"
+expect 4 cc_consistent "$BIN" check-cert "$CERT"
+grep -q ': remark: consistent (not verified: ' "$W/cc_consistent.out" || fail "check-cert: not reported consistent: $(cat "$W/cc_consistent.out")"
+sed 's/"verdict": "legal"/"verdict": "illegal"/' "$CERT" >"$W/flip.json"
+expect 1 cc_invalid "$BIN" check-cert "$W/flip.json"
+expect 2 cc_input "$BIN" check-cert "$W/no-such.cert.json"
+printf '#!/bin/sh\necho unknown\n' >"$W/unknown-solver" && chmod +x "$W/unknown-solver"
+expect 3 cc_undecided "$BIN" check-cert "$CERT" --ir "$IR/adamw_tessera.mlir" --solver "$W/unknown-solver"
+expect 1 cc_invalid_consistent "$BIN" check-cert "$W/flip.json" "$CERT"
+
+# validate: the fused wgrad+AdamW op equals the unfused pair (0); the wrong
+# bias-correction step is not equivalent (1); a missing key fails closed (2).
+expect 0 validate_equivalent "$BIN" validate "$TV/wgrad_adamw_tessera.mlir" --k 2
+expect 1 validate_not_equivalent "$BIN" validate "$TV/wrong_step.mlir" --k 2
+expect 2 validate_input "$BIN" validate "$TV/fail_closed.mlir"
+expect 2 validate_usage "$BIN" validate "$TV/wrong_step.mlir" --k 0
+
+# prove: P4 holds as the assessment says (0); P2 with beta1 = beta2 = 0 is
+# no longer refuted as expected (1); an unknown id (2); a 1 ms limit leaves
+# P1's floating-point queries undecided (3).
+expect 0 prove_expected "$BIN" prove P4 --no-witness
+expect 1 prove_differs "$BIN" prove P2 --param beta1=0 --param beta2=0 --no-witness
+expect 2 prove_usage "$BIN" prove P99
+expect 3 prove_inconclusive "$BIN" prove P1 --timeout-ms 1 --no-witness
+grep -q '^fusecert prove: error: unknown proposition id' "$W/prove_usage.err" || fail "prove: usage error not in the compiler form: $(cat "$W/prove_usage.err")"
+
+# query: answered (0), a bad command (2), an undecided proof (3), and an error
+# outranks an inconclusive answer in one session.
+expect 0 query_answered "$BIN" query "list"
+expect 2 query_error "$BIN" query "prov P2"
+expect 3 query_inconclusive "$BIN" query "prove P1" --timeout-ms 1
+expect 2 query_error_inconclusive "$BIN" query "prove P1" "prov P2" --timeout-ms 1
+
+# hook: uninstalling where no fusecert hook is installed is an input error.
+mkdir -p "$W/repo" && (cd "$W/repo" && git init -q .)
+expect 2 hook_input "$BIN" hook uninstall --repo "$W/repo"
+
+finish

@@ -1,0 +1,64 @@
+#!/bin/sh
+# Every JSON output of every subcommand, produced for real from the fixtures
+# and validated against its schema under docs/schemas/ (validate_json.py,
+# python3-jsonschema): docs, certify (report, certificates, tree index,
+# SARIF), check-cert, validate (report, certificates), prove (report,
+# proposition certificates), query.
+# Usage: validate_outputs.sh FUSECERT SRCDIR
+. "$2/tests/shell/lib.sh"
+S=$SRC/docs/schemas
+IR=$SRC/fixtures/ir
+check() { python3 "$SRC/tests/schemas/validate_json.py" "$S" "$@" || fail "$1: $*"; }
+# run NAME CMD...: CMD's stdout into $W/NAME.json (any exit status: the
+# failing cases are part of what the schema must describe).
+run() { name=$1; shift; "$@" >"$W/$name.json" 2>"$W/$name.err"; }
+
+# docs: a failing tree (findings of every rule) and a clean one.
+run docs_fail "$BIN" docs --repo-root "$SRC/fixtures/docs" --today 2026-09-01 --format json "$SRC/fixtures/docs"
+run docs_pass "$BIN" docs --repo-root "$SRC/fixtures/docs/claim.overclaim/pass" --today 2026-09-01 --format json
+run docs_sarif "$BIN" docs --repo-root "$SRC/fixtures/docs" --today 2026-09-01 --format sarif "$SRC/fixtures/docs"
+check docs-report.schema.json "$W/docs_fail.json" "$W/docs_pass.json"
+check sarif.schema.json "$W/docs_sarif.json"
+
+# certify: legal, illegal (with a counterexample), inconclusive, an input error.
+printf 'func.func @f( {\n' >"$W/broken.mlir"
+set -- "$IR/adamw_tessera.mlir" "$IR/split_k_tessera.mlir" "$IR/missing_keys_linalg.mlir" "$W/broken.mlir"
+run certify "$BIN" certify "$@" --format json --out "$W/certs"
+run certify_sarif "$BIN" certify "$@" --format sarif
+check certify-report.schema.json "$W/certify.json"
+check sarif.schema.json "$W/certify_sarif.json"
+check certificate.schema.json "$W"/certs/*.cert.json
+mkdir -p "$W/tree/sub" && cp "$IR/adamw_linalg.mlir" "$IR/global_clip_linalg.mlir" "$W/tree/" && cp "$W/broken.mlir" "$W/tree/sub/"
+run index "$BIN" certify -r "$W/tree" --out "$W/treeout" --format json
+check certify-index.schema.json "$W/index.json" "$W/treeout/index.json"
+check sarif.schema.json "$W/treeout/results.sarif"
+
+# check-cert: valid (--ir), consistent (no --ir), invalid (edited).
+LEGAL=$(ls "$W"/certs/adamw_tessera.*.cert.json | head -1)
+sed 's/"verdict": "legal"/"verdict": "illegal"/' "$LEGAL" >"$W/flip.cert.json"
+run cc_valid "$BIN" check-cert "$LEGAL" --ir "$IR/adamw_tessera.mlir" --format json
+run cc_mixed "$BIN" check-cert "$W"/certs/*.cert.json "$W/flip.cert.json" --format json
+check check-cert-report.schema.json "$W/cc_valid.json" "$W/cc_mixed.json"
+
+# validate: equivalent, not equivalent (counterexample), fail closed.
+run tv_eq "$BIN" validate "$SRC/fixtures/tv/wgrad_adamw_tessera.mlir" --k 2 --format json --out "$W/tv"
+run tv_neq "$BIN" validate "$SRC/fixtures/tv/wrong_step.mlir" --k 2 --format json --out "$W/tv"
+run tv_err "$BIN" validate "$SRC/fixtures/tv/fail_closed.mlir" --format json
+check validate-report.schema.json "$W/tv_eq.json" "$W/tv_neq.json" "$W/tv_err.json"
+check certificate.schema.json "$W"/tv/*.cert.json
+
+# prove: with and without witnesses, a refuted proposition (counterexample),
+# an inconclusive one; proposition certificates.
+run prove "$BIN" prove P2 P4 P9 --format json --certify "$W/props"
+run prove_timeout "$BIN" prove P1 --timeout-ms 1 --no-witness --format json
+check prove-report.schema.json "$W/prove.json" "$W/prove_timeout.json"
+check proposition-certificate.schema.json "$W"/props/*.cert.json
+
+# query: one reply, several, an error, IR commands.
+run q_one "$BIN" query "show P2"
+run q_one "$BIN" query "show P2" --format json
+run q_many "$BIN" query "list" "prove P2 beta1=0" "cx P2" "obligations P2" "solve (declare-const x Int) (assert (> x 2))" \
+  "load $IR/global_clip_linalg.mlir" "candidates" "why 1" "cx" "prov P2" --format json
+check query-reply.schema.json "$W/q_one.json" "$W/q_many.json"
+
+finish
