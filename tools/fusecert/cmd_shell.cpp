@@ -33,7 +33,7 @@ std::optional<shell::Session> open_session(const ShellArgs& a, const char* who) 
   try {
     reg = verifier::load_registry();
   } catch (const verifier::SpecError& e) {
-    std::cerr << "fusecert " << who << ": error: " << e.what() << "\n";
+    fail(std::string("fusecert ") + who, e.what());
     return std::nullopt;
   }
   shell::Session s(std::move(reg));
@@ -44,7 +44,7 @@ std::optional<shell::Session> open_session(const ShellArgs& a, const char* who) 
 
 int run_shell(const ShellArgs& a) {
   auto s = open_session(a, "shell");
-  if (!s) return 2;
+  if (!s) return diag::code(diag::Exit::InputError);
   if (!isatty(STDIN_FILENO)) return shell::run_script(*s, std::cin, std::cout, std::cerr);
   shell::ReplOptions o;
   o.history_file = a.no_history ? "" : shell::default_history_file();
@@ -55,7 +55,7 @@ int run_shell(const ShellArgs& a) {
 
 int run_query(const ShellArgs& a) {
   auto s = open_session(a, "query");
-  if (!s) return 2;
+  if (!s) return diag::code(diag::Exit::InputError);
   int worst = 0;
   nlohmann::ordered_json all = nlohmann::ordered_json::array();
   for (const auto& c : a.commands) {
