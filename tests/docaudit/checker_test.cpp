@@ -277,8 +277,8 @@ TEST_F(BadInputs, CmarkQuadraticInputsAreBoundedOrAvoided) {
   auto f = run();
   ASSERT_EQ(f.size(), 1u);
   EXPECT_EQ(f[0].rule, "input.too-large");
-  EXPECT_EQ(f[0].path, "images.md");
-  EXPECT_EQ(f[0].line, 1);
+  EXPECT_EQ(f[0].loc.file, "images.md");
+  EXPECT_EQ(f[0].loc.line, 1u);
 }
 
 TEST_F(BadInputs, BracketsInsideCodeFencesDoNotCount) {

@@ -14,9 +14,11 @@
 #     (inconclusive, no error diagnostic), the linalg fixture exit 2 (the
 #     consumer's body cannot be recognised: an error diagnostic).
 #   checkcert (shim): unsat -> invalid, exit 1 (the recorded sat premise
-#     checks now answer unsat); sat/unknown/garbage/error -> unverified, exit 4.
+#     checks now answer unsat); sat/unknown/garbage/error -> unverified, exit 3.
 #   checkcert_fake: unsat, sat -> invalid, exit 1 (a definite answer that
-#     differs from a recorded one); unknown, garbage, nothing -> unverified, exit 4.
+#     differs from a recorded one); unknown, garbage, nothing -> unverified, exit 3.
+#   (Exit codes: support/diag/exit_code.h. An undecided query is
+#   inconclusive, 3; 4 is only "consistent but not re-derived".)
 set -uo pipefail
 BIN=$1 SHIM=$2 SRC=$3 TOOL=$4 MODE=
 W=$(mktemp -d "${TMPDIR:-/tmp}/fusecert-nonanswers.XXXXXX") || exit 1
@@ -85,8 +87,8 @@ case $TOOL in
       done
     done ;;
   checkcert|checkcert_fake)
-    case $MODE in unsat|sat) want=1 word=invalid ;; *) want=4 word=unverified ;; esac
-    [ "$TOOL" = checkcert ] && [ "$MODE" != unsat ] && want=4 word=unverified
+    case $MODE in unsat|sat) want=1 word=invalid ;; *) want=3 word=unverified ;; esac
+    [ "$TOOL" = checkcert ] && [ "$MODE" != unsat ] && want=3 word=unverified
     for c in $certs; do
       if [ "$TOOL" = checkcert ]; then
         shimmed "$BIN" check-cert "$c" $(irarg "$c") > "$W/cc.out" 2>&1

@@ -210,7 +210,7 @@ TEST(Execute, EveryHelpExampleRuns) {
     auto r = s.execute(c.example);
     EXPECT_EQ(r.status, shell::kAnswered) << c.example << ":\n" << r.text;
     // No shell error line (a `why` of an illegal candidate quotes the
-    // compiler-style "file:line:col: error: [P2]" diagnostics; those are the answer).
+    // compiler-style "file:line:col: error: ... [P2.clip_scope]" diagnostics; those are the answer).
     EXPECT_EQ(("\n" + r.text).find("\nerror"), std::string::npos) << c.example << ":\n" << r.text;
     if (c.name == "quit") EXPECT_TRUE(r.quit);
   }

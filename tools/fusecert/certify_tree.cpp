@@ -105,9 +105,12 @@ json summary_of(const json& files) {
 }
 
 int exit_of(const json& summary) {
-  if (summary["input_errors"].get<int>() > 0) return diag::code(diag::Exit::InputError);
+  // The index does not record which inconclusive candidates had an error
+  // diagnostic (a missing key: an input error, 2) and which had none (3), so
+  // a tree counts every inconclusive candidate as an input error.
+  if (summary["input_errors"].get<int>() > 0 || summary["inconclusive"].get<int>() > 0)
+    return diag::code(diag::Exit::InputError);
   if (summary["illegal"].get<int>() > 0) return diag::code(diag::Exit::Findings);
-  if (summary["inconclusive"].get<int>() > 0) return diag::code(diag::Exit::Inconclusive);
   return diag::code(diag::Exit::Clean);
 }
 

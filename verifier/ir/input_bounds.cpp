@@ -52,7 +52,7 @@ std::optional<diag::Diagnostic> scan(const std::string& text, const std::string&
   unsigned line = 1, col = 0;
   bool in_str = false, in_comment = false;
   auto too_deep = [&](bool affine) {
-    return diag::error(Loc{filename, line, col}, "input.nesting",
+    return diag::error(Loc{filename, line, col}, "input.bounds",
                      std::string(affine ? "affine expression nests" : "brackets nest") + " deeper than " +
                          std::to_string(kMaxNesting) + " levels" +
                          (affine ? " (brackets and operators)" : "") +
@@ -96,7 +96,7 @@ std::optional<diag::Diagnostic> scan(const std::string& text, const std::string&
       while (e < text.size() && word_char(text[e])) ++e;
       const std::string_view w(text.data() + i, e - i);
       if (c >= '0' && c <= '9' && w.size() > kMaxLiteralChars)
-        return diag::error(Loc{filename, line, col}, "input.literal",
+        return diag::error(Loc{filename, line, col}, "input.bounds",
                          "numeric literal of " + std::to_string(w.size()) + " characters (at most " +
                              std::to_string(kMaxLiteralChars) +
                              "); not parsed (MLIR's integer and float parsing is super-linear in its length)");
@@ -147,14 +147,14 @@ std::optional<diag::Diagnostic> scan(const std::string& text, const std::string&
 
 std::optional<diag::Diagnostic> check_input_bounds(const std::string& text, const std::string& filename) {
   if (auto at = bad_utf8(text, filename))
-    return diag::error(*at, "input.utf8", "invalid UTF-8 byte sequence; the module is not parsed");
+    return diag::error(*at, "input.bounds", "invalid UTF-8 byte sequence; the module is not parsed");
   if (auto d = scan(text, filename)) return d;
   if (text.size() > kMaxInputBytes)
-    return diag::error(Loc{filename, 0, 0}, "input.size",
+    return diag::error(Loc{filename, 0, 0}, "input.bounds",
                      "input is " + std::to_string(text.size() >> 20) + " MiB; fusecert accepts at most " +
                          std::to_string(kMaxInputBytes >> 20) + " MiB per module (split the module)");
   if (text.find_first_not_of(" \t\r\n") == std::string::npos)
-    return diag::error(Loc{filename, 0, 0}, "input.empty", "input is empty: no module to check");
+    return diag::error(Loc{filename, 0, 0}, "input.bounds", "input is empty: no module to check");
   return std::nullopt;
 }
 

@@ -17,7 +17,9 @@ T=$W/tessera
 bash "$SRC/bench/docaudit/lay_corpus.sh" "$CORPUS" "$T" --no-config >/dev/null || { echo "FAIL: lay_corpus.sh"; exit 1; }
 [ ! -e "$T/.fusecert.yaml" ] || { echo "FAIL: a configuration file was laid"; exit 1; }
 A=$T/docs/audit
-"$BIN" docs --repo-root "$T" --today 2026-09-01 "$A/README.md" "$A/compiler" "$A/backend" "$A/generated" >"$W/out.txt" 2>"$W/err.txt"
+# From the repository root, as a user runs it: paths print relative to the
+# working directory (docs/diagnostics.md).
+(cd "$T" && "$BIN" docs --repo-root "$T" --today 2026-09-01 "$A/README.md" "$A/compiler" "$A/backend" "$A/generated") >"$W/out.txt" 2>"$W/err.txt"
 rc=$?
 [ "$rc" -eq 1 ] || { echo "FAIL: exit $rc, expected 1 (findings)"; cat "$W/err.txt"; exit 1; }
 if ! diff -u "$SRC/tests/docaudit/corpus/expected.txt" "$W/out.txt"; then
