@@ -18,6 +18,10 @@ install(FILES ${CMAKE_SOURCE_DIR}/.pre-commit-hooks.yaml ${CMAKE_SOURCE_DIR}/doc
               ${CMAKE_SOURCE_DIR}/docs/ci/fusecert-ci.sh
         DESTINATION ${CMAKE_INSTALL_DOCDIR}/examples COMPONENT fusecert)
 
+# The docs: SARIF helpUri points into them (FUSECERT_DOCS_URL, default the .deb's copy).
+install(DIRECTORY ${CMAKE_SOURCE_DIR}/docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR}/docs COMPONENT fusecert
+        FILES_MATCHING PATTERN "*.md")
+
 # The man page, generated from `fusecert --help` (and each subcommand's) by help2man.
 find_program(FUSECERT_HELP2MAN help2man)
 if(FUSECERT_HELP2MAN)

@@ -4,6 +4,8 @@
 
 #include <map>
 
+#include "support/diag/sarif.h"
+
 namespace fusecert::docaudit {
 
 std::string render_text(const CheckResult& res, const diag::TextRenderer& engine) {
@@ -34,47 +36,20 @@ std::string render_json(const CheckResult& res, const std::string& version) {
   return j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
 }
 
-std::string render_sarif(const CheckResult& res, const RuleSet& rules, const std::string& version) {
-  using json = nlohmann::ordered_json;
-  json driver;
-  driver["name"] = "fusecert-docs";
-  driver["semanticVersion"] = version;
-  driver["rules"] = json::array();
-  std::map<std::string, int> index;
-  for (const auto& [id, info] : rules.rules) {
-    index[id] = static_cast<int>(index.size());
-    driver["rules"].push_back(
-        {{"id", id},
-         {"shortDescription", {{"text", info.summary}}},
-         {"defaultConfiguration", {{"level", info.severity == Severity::Warning ? "warning"
-                                              : info.severity == Severity::Off   ? "none"
-                                                                                 : "error"}}}});
-  }
-  json results = json::array();
-  for (const auto& f : res.findings) {
-    json r;
-    r["ruleId"] = f.rule;
-    if (auto it = index.find(f.rule); it != index.end()) r["ruleIndex"] = it->second;
-    r["level"] = f.severity == diag::Severity::Warning ? "warning" : "error";
-    r["message"] = {{"text", f.message}};
-    // Repository-relative paths are anchored at %SRCROOT%; others are file URIs.
-    const std::string& path = f.loc.file;
-    const bool absolute = !path.empty() && path[0] == '/';
-    json artifact = {{"uri", absolute ? "file://" + path : path}};
-    if (!absolute) artifact["uriBaseId"] = "%SRCROOT%";
-    r["locations"] = json::array({{{"physicalLocation",
-                                    {{"artifactLocation", artifact},
-                                     {"region", {{"startLine", f.loc.line}, {"startColumn", f.loc.col}}}}}}});
-    results.push_back(r);
-  }
-  json run;
-  run["tool"] = {{"driver", driver}};
-  run["results"] = results;
-  json log;
-  log["$schema"] = "https://json.schemastore.org/sarif-2.1.0.json";
-  log["version"] = "2.1.0";
-  log["runs"] = json::array({run});
-  return log.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+std::string render_sarif(const CheckResult& res, const RuleSet& rules, const std::string& version,
+                         const std::filesystem::path& repo_root) {
+  // Through the one emitter (support/diag/sarif.h): paths are relative to
+  // the repository root, which is %SRCROOT%.
+  diag::sarif::Run run;
+  run.tool_version = version;
+  run.diagnostics = res.findings;
+  run.base = repo_root;
+  run.srcroot = repo_root;
+  for (const auto& [id, info] : rules.rules)
+    run.default_levels[id] = info.severity == Severity::Warning ? "warning" : info.severity == Severity::Off ? "none" : "error";
+  // A path need not be UTF-8 (a file named `x\xff.md`): its bytes are
+  // percent-encoded in the URI, and any other bad byte is written as U+FFFD.
+  return diag::sarif::render(run).dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
 }
 
 }  // namespace fusecert::docaudit

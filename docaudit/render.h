@@ -1,6 +1,7 @@
 // Renderers of a check result: compiler-style text, JSON, and SARIF 2.1.0
 // (accepted by GitHub code scanning). All read the same CheckResult.
 #pragma once
+#include <filesystem>
 #include <string>
 
 #include "docaudit/checker.h"
@@ -21,6 +22,8 @@ std::string render_json(const CheckResult& res, const std::string& version);
 /// A SARIF 2.1.0 log: one run, the rule catalog as reportingDescriptors,
 /// results with ruleId/ruleIndex/level/message/physicalLocation (uri relative
 /// to %SRCROOT%, the repository root).
-std::string render_sarif(const CheckResult& res, const RuleSet& rules, const std::string& version);
+/// Built by support/diag/sarif.h; `repo_root` is what finding paths are relative to (%SRCROOT%).
+std::string render_sarif(const CheckResult& res, const RuleSet& rules, const std::string& version,
+                         const std::filesystem::path& repo_root);
 
 }  // namespace fusecert::docaudit

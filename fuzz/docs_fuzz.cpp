@@ -74,6 +74,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   da::CheckResult r = da::run_check(fx.rules, opt);
   (void)da::render_text(r);
   (void)da::render_json(r, "fuzz");
-  (void)da::render_sarif(r, fx.rules, "fuzz");
+  (void)da::render_sarif(r, fx.rules, "fuzz", std::filesystem::current_path());
   return 0;
 }

@@ -2,6 +2,10 @@
 // checked explicitly against the schema's `required` lists.
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
 
 #include "docaudit/render.h"
 
@@ -15,6 +19,17 @@ CheckResult sample() {
   r.findings = {finding("docs/audit/A.md", 3, 5, Severity::Error, "anchor.broken-link", "link `x.md` does not resolve"),
                 finding("/abs/outside.md", 1, 1, Severity::Warning, "claim.overclaim", "overclaim \"quoted\"")};
   return r;
+}
+// The repository the SARIF of sample() is rendered for: docs/audit/A.md
+// exists (SARIF columns are counted in the file's own line, in UTF-16).
+std::filesystem::path sample_root() {
+  static const std::filesystem::path root = [] {
+    auto p = std::filesystem::temp_directory_path() / ("render_test_" + std::to_string(::getpid()));
+    std::filesystem::create_directories(p / "docs/audit");
+    std::ofstream(p / "docs/audit/A.md") << "---\nx: 1\n---\nsee [x](x.md) here\n";
+    return p;
+  }();
+  return root;
 }
 const RuleSet& rules() {
   static RuleSet rs = load_rule_set(DOCAUDIT_RULES_FILE);
@@ -48,14 +63,14 @@ TEST(Render, PathsThatAreNotUtf8AreEmittedNotFatal) {
   ASSERT_NO_THROW(out = render_json(r, "0.1.0"));
   json j = json::parse(out);
   EXPECT_EQ(j["findings"][0]["path"], "u/x\xef\xbf\xbd.md");  // U+FFFD
-  ASSERT_NO_THROW(out = render_sarif(r, rules(), "0.1.0"));
+  ASSERT_NO_THROW(out = render_sarif(r, rules(), "0.1.0", sample_root()));
   json s = json::parse(out);
-  EXPECT_EQ(s["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
-            "u/x\xef\xbf\xbd.md");
+  // SARIF: the byte is percent-encoded in the URI (a valid URI, the same file).
+  EXPECT_EQ(s["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"], "u/x%FF.md");
 }
 
 TEST(Render, SarifHasTheRequiredFieldsOf210) {
-  json s = json::parse(render_sarif(sample(), rules(), "0.1.0"));
+  json s = json::parse(render_sarif(sample(), rules(), "0.1.0", sample_root()));
   // sarifLog: required [version, runs]; version const "2.1.0".
   ASSERT_TRUE(s.contains("version"));
   EXPECT_EQ(s["version"], "2.1.0");

@@ -146,13 +146,21 @@ json canonical_sarif(const std::vector<json>& parts) {
   }
   auto key = [](const json& r) {
     const auto& pl = r.at("locations").at(0).at("physicalLocation");
+    const json region = pl.value("region", json::object());
     return std::make_tuple(pl.at("artifactLocation").at("uri").get<std::string>(),
-                           pl.at("region").at("startLine").get<int>(), pl.at("region").at("startColumn").get<int>(),
+                           region.value("startLine", 0), region.value("startColumn", 0),
                            r.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
   };
   std::stable_sort(results.begin(), results.end(), [&](const json& a, const json& b) { return key(a) < key(b); });
   json rj = json::array();
-  for (auto& [id, r] : rules) rj.push_back(r);
+  std::map<std::string, int> index;
+  for (auto& [id, r] : rules) {
+    index[id] = static_cast<int>(rj.size());
+    rj.push_back(r);
+  }
+  // Each part indexed its own rules[]: point every result at the merged one.
+  for (auto& r : results)
+    if (r.contains("ruleIndex")) r["ruleIndex"] = index.at(r.at("ruleId").get<std::string>());
   json out = cert::render_sarif({}, FUSECERT_VERSION);
   out["runs"][0]["tool"]["driver"]["rules"] = rj;
   out["runs"][0]["results"] = results;

@@ -14,9 +14,11 @@
 #include <iostream>
 
 #include "support/diag/render.h"
+#include "support/diag/sarif.h"
 #include "support/files.h"
 #include "tools/fusecert/commands.h"
 #include "tools/fusecert/progress.h"
+#include "tools/fusecert/version.h"
 #include "verifier/cert/certify.h"
 #include "verifier/tv/validate.h"
 
@@ -33,7 +35,8 @@ void add_check_cert_command(CLI::App& app, int& exit_code) {
   cmd->add_option("certs", o->certs, "certificate files")->required();
   cmd->add_option("--ir", o->ir, "the .mlir input the certificates were written for (checks its hash and re-derives every obligation)");
   cmd->add_option("--solver", o->solver, "z3 (library), cvc5 (binary on PATH) or the path of an SMT-LIB2 solver binary");
-  cmd->add_option("--format", o->format, "report format")->check(CLI::IsMember({"text", "json"}));
+  cmd->add_option("--format", o->format, "report format (sarif: the problems as SARIF 2.1.0 results)")
+      ->check(CLI::IsMember({"text", "json", "sarif"}));
   cmd->add_option("--timeout-ms", o->timeout_ms, "per SMT query (default 60000)");
   cmd->callback([o, &exit_code]() {
     std::optional<std::pair<std::string, std::string>> ir;
@@ -78,6 +81,10 @@ void add_check_cert_command(CLI::App& app, int& exit_code) {
     const diag::TextRenderer engine;
     diag::Exit rc = diag::Exit::Clean;
     nlohmann::json all = nlohmann::json::array();
+    diag::sarif::Run sarif;
+    sarif.tool_version = FUSECERT_VERSION;
+    sarif.components = {{"Z3", cert::z3_version()}};
+    if (o->solver != "z3") sarif.components.push_back({o->solver, o->solver == "cvc5" ? cvc5_version() : ""});
     Progress progress("fusecert check-cert");
     size_t index = 0;
     for (auto& path : o->certs) {
@@ -110,20 +117,31 @@ void add_check_cert_command(CLI::App& app, int& exit_code) {
                        {"problems", c.problems},
                        {"undecided", c.undecided},
                        {"checked", c.checked}});
+        continue;
+      }
+      // The verdict line (a remark), then one error per problem and per
+      // undecided query, through the diagnostic engine (text) or the SARIF
+      // emitter.
+      std::string what;
+      for (auto& s : c.checked) what += (what.empty() ? "" : ", ") + s;
+      std::vector<diag::Diagnostic> ds;
+      ds.push_back(diag::remark({path}, "verdict",
+                                status + (scope.empty() ? "" : " (" + scope + ")") + (what.empty() ? "" : " (" + what + ")")));
+      for (auto& p : c.problems) ds.push_back(diag::error({path}, "cert.invalid", p));
+      for (auto& p : c.undecided) ds.push_back(diag::error({path}, "cert.undecided", p));
+      if (o->format == "sarif") {
+        // One result per diagnostic; the certificate is what the result is about.
+        for (auto& d : ds) {
+          sarif.diagnostics.push_back(d);
+          sarif.about.push_back({"", {{"certificate_status", status}}});
+        }
       } else {
-        // The verdict line (a remark), then one error per problem and per
-        // undecided query, through the diagnostic engine.
-        std::string what;
-        for (auto& s : c.checked) what += (what.empty() ? "" : ", ") + s;
-        std::vector<diag::Diagnostic> ds;
-        ds.push_back(diag::remark({path}, "verdict",
-                                  status + (scope.empty() ? "" : " (" + scope + ")") + (what.empty() ? "" : " (" + what + ")")));
-        for (auto& p : c.problems) ds.push_back(diag::error({path}, "cert.invalid", p));
-        for (auto& p : c.undecided) ds.push_back(diag::error({path}, "cert.undecided", p));
         std::cout << engine.render(ds);
       }
     }
     if (o->format == "json") std::cout << all.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+    if (o->format == "sarif")
+      std::cout << diag::sarif::render(sarif).dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << "\n";
     exit_code = diag::code(rc);
   });
 }

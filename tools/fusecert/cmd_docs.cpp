@@ -97,7 +97,7 @@ int run_docs(const DocsArgs& a) {
     if (a.format == "json") {
       std::cout << da::render_json(res, FUSECERT_VERSION);
     } else if (a.format == "sarif") {
-      std::cout << da::render_sarif(res, rules, FUSECERT_VERSION);
+      std::cout << da::render_sarif(res, rules, FUSECERT_VERSION, fs::absolute(root));
     } else {
       std::cout << da::render_text(res, diag::TextRenderer(fs::absolute(root)));
     }

@@ -9,6 +9,7 @@
 #include <iostream>
 
 #include "support/diag/render.h"
+#include "support/diag/sarif.h"
 #include "support/files.h"
 #include "tools/fusecert/commands.h"
 #include "tools/fusecert/progress.h"
@@ -36,7 +37,8 @@ void add_validate_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--k", o->k, "K bound: every reduction is unrolled to min(K, this) terms (default 4)");
   cmd->add_option("--timeout-ms", o->timeout_ms, "per result obligation; 0 = no limit (default 10000)");
   cmd->add_option("--out", o->out, "folder for the certificates (one per validated function pair)");
-  cmd->add_option("--format", o->format, "report format")->check(CLI::IsMember({"text", "json"}));
+  cmd->add_option("--format", o->format, "report format (sarif: the diagnostics as SARIF 2.1.0 results)")
+      ->check(CLI::IsMember({"text", "json", "sarif"}));
   cmd->callback([o, &exit_code]() {
     tv::ValidateOptions opt;
     opt.k_bound = o->k;
@@ -66,6 +68,24 @@ void add_validate_command(CLI::App& app, int& exit_code) {
       for (auto& d : v.diags) diags.push_back(diag::to_json(d));
       j["diagnostics"] = diags;
       std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+    } else if (o->format == "sarif") {
+      diag::sarif::Run sarif;
+      sarif.tool_version = FUSECERT_VERSION;
+      sarif.components = {{"Z3", cert::z3_version()}, {"MLIR", FUSECERT_MLIR_VERSION}};
+      sarif.diagnostics = v.diags;
+      // Each result obligation that is not proved is a finding at the fused
+      // function: not equivalent an error, inconclusive a warning.
+      for (const auto& pr : v.pairs)
+        for (const auto& rc : pr.results) {
+          if (rc.verdict == "equivalent") continue;
+          const bool refuted = rc.verdict == "not equivalent";
+          sarif.diagnostics.push_back(diag::make(refuted ? diag::Severity::Error : diag::Severity::Warning, pr.after_loc,
+                                                 rc.id, "@" + pr.after_func + " " + rc.name + ": " + rc.verdict + " (" +
+                                                            rc.method + ")"));
+          sarif.about.resize(sarif.diagnostics.size());
+          sarif.about.back() = {"@" + pr.after_func, {{"verdict", rc.verdict}, {"before", "@" + pr.before_func}}};
+        }
+      std::cout << diag::sarif::render(sarif).dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << "\n";
     } else {
       std::cout << tv::render_text(v);
     }

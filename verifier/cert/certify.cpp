@@ -12,6 +12,7 @@
 
 #include "support/diag/exit_code.h"
 #include "support/diag/render.h"
+#include "support/diag/sarif.h"
 #include "support/files.h"
 #include "support/sha256.h"
 #include "verifier/ir/candidates.h"
@@ -468,47 +469,31 @@ json render_json(const std::vector<InputReport>& in, const std::string& tool_ver
 }
 
 json render_sarif(const std::vector<InputReport>& in, const std::string& tool_version) {
-  json results = json::array();
-  std::map<std::string, std::string> rules;
-  auto add = [&](const guards::Diagnostic& d) {
-    std::string rule = d.rule.empty() ? "input" : d.rule;
-    rules.emplace(rule, proposition_of(d.rule));
-    json loc = {{"physicalLocation",
-                 {{"artifactLocation", {{"uri", d.loc.file}}},
-                  {"region", {{"startLine", std::max(1u, d.loc.line)}, {"startColumn", std::max(1u, d.loc.col)}}}}}};
-    json rel = json::array();
-    int k = 0;
-    for (auto& n : d.notes)
-      rel.push_back({{"id", k++},
-                     {"message", {{"text", n.message}}},
-                     {"physicalLocation",
-                      {{"artifactLocation", {{"uri", n.loc.file}}},
-                       {"region", {{"startLine", std::max(1u, n.loc.line)}, {"startColumn", std::max(1u, n.loc.col)}}}}}});
-    std::string level = d.severity == diag::Severity::Error ? "error" : d.severity == diag::Severity::Warning ? "warning" : "note";
-    results.push_back({{"ruleId", rule},
-                       {"level", level},
-                       {"message", {{"text", d.message}}},
-                       {"locations", json::array({loc})},
-                       {"relatedLocations", rel}});
-  };
-  for (auto& r : in) {
-    for (auto& d : r.diags) add(d);
-    for (auto& c : r.candidates)
-      for (auto& d : c.diags) add(d);
+  // Through the one emitter (support/diag/sarif.h): stable rule ids with the
+  // candidate and the output as the instance, the catalog's rule metadata,
+  // UTF-16 columns, %SRCROOT%-relative URIs (inputs as named, relative to
+  // the working folder), Z3 and MLIR as the components that decided.
+  diag::sarif::Run run;
+  run.tool_version = tool_version;
+  run.components = {{"Z3", z3_version()}, {"MLIR", FUSECERT_MLIR_VERSION}};
+  for (const auto& r : in) {
+    for (const auto& d : r.diags) {
+      run.diagnostics.push_back(d);
+      run.about.push_back({"", {{"file_sha256", r.sha256}}});
+    }
+    for (const auto& c : r.candidates)
+      for (const auto& d : c.diags) {
+        run.diagnostics.push_back(d);
+        // A candidate is named by where it is in the program, not by its line:
+        // the function and the consumer op (the fingerprint survives edits above it).
+        run.about.push_back({c.function + "/" + c.consumer_op,
+                             {{"proposition", proposition_of(d.rule)},
+                              {"verdict", c.verdict},
+                              {"producer", c.producer_op},
+                              {"consumer", c.consumer_op}}});
+      }
   }
-  json rj = json::array();
-  for (auto& [id, prop] : rules)
-    rj.push_back({{"id", id},
-                  {"shortDescription", {{"text", prop.empty() ? "input could not be checked" : "guard tied to " + prop}}},
-                  {"properties", {{"proposition", prop}}}});
-  return {{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
-          {"version", "2.1.0"},
-          {"runs", json::array({{{"tool",
-                                   {{"driver",
-                                     {{"name", "fusecert"},
-                                      {"version", tool_version},
-                                      {"rules", rj}}}}},
-                                  {"results", results}}})}};
+  return json(diag::sarif::render(run));
 }
 
 }  // namespace fusecert::cert
