@@ -26,9 +26,13 @@ TEST(Certificate, ByteIdenticalOnRerunAndComplete) {
   EXPECT_EQ(j["verdict"], "refuted");
   EXPECT_EQ(j["rules_sha256"], test::registry().sha256);
   EXPECT_FALSE(j["z3_version"].get<std::string>().empty());
-  EXPECT_EQ(j["obligations"].size(), 4u);
+  EXPECT_EQ(j["obligations"].size(), 6u);  // identities, the general impossibility, the fixed instance
   for (const auto& o : j["obligations"]) {
     EXPECT_TRUE(o.contains("smt2"));
+    // What the answer covers (issue #19).
+    ASSERT_TRUE(o.contains("scope")) << o["id"];
+    EXPECT_FALSE(o["scope"]["theory"].get<std::string>().empty()) << o["id"];
+    EXPECT_TRUE(o["scope"]["evidence"].is_boolean()) << o["id"];
     EXPECT_FALSE(o.contains("time_ms"));
     // The stored query re-solves to the stored answer.
     auto r = smt::solve_smt2(o["smt2"].get<std::string>(), 10000);

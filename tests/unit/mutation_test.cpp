@@ -7,16 +7,51 @@
 using namespace fusecert;
 using verifier::Verdict;
 
-TEST(Mutation, ChangedKOrderOnFusedSideRefutesP1) {
+namespace {
+const verifier::Obligation& ob(const verifier::PropositionResult& r, const std::string& id) {
+  for (const auto& o : r.obligations)
+    if (o.id == id) return o;
+  throw std::runtime_error("no obligation " + id);
+}
+verifier::PropositionResult p1_with(const std::string& mutation) {
   verifier::ProveOptions opt;
   opt.witnesses = false;
-  opt.mutations = {"P1.fused_k_order"};
+  opt.mutations = {mutation};
   opt.timeout_ms = 3000;  // the mutated FP queries may time out (inconclusive): still never `holds`
-  auto r = test::prove_one("P1", opt);
-  EXPECT_EQ(r.obligations.at(2).id, "P1.korder.int");
-  EXPECT_EQ(r.obligations.at(2).result, smt::Answer::Sat);
-  EXPECT_NE(r.obligations.at(0).result, smt::Answer::Unsat);
+  return test::prove_one("P1", opt);
+}
+}  // namespace
+
+// The sanity check's fused side reads another K order: the check fails, and
+// a failed sanity check means no verdict.
+TEST(Mutation, ChangedKOrderOnFusedSideRefutesP1) {
+  auto r = p1_with("P1.fused_k_order");
+  EXPECT_NE(ob(r, "P1.tiling.binary32").result, smt::Answer::Unsat);
   EXPECT_NE(r.verdict, Verdict::Holds);
+}
+
+// Deleting the partition premises l < T, c < S (issue #19's surviving
+// mutant): two tiles update the same element.
+TEST(Mutation, PartitionWithoutTheLocalBoundBreaksP1) {
+  auto r = p1_with("P1.partition_no_local_bound");
+  EXPECT_EQ(ob(r, "P1.partition.int").result, smt::Answer::Sat);
+  EXPECT_NE(r.verdict, Verdict::Holds);
+}
+
+// No clipping of the ragged edge tile: it writes past W.
+TEST(Mutation, PartitionWithoutTheEdgeClipBreaksP1) {
+  auto r = p1_with("P1.partition_no_edge_clip");
+  EXPECT_EQ(ob(r, "P1.partition.int").result, smt::Answer::Sat);
+  EXPECT_NE(r.verdict, Verdict::Holds);
+}
+
+// A kernel that declared a reversed or a blocked K order.
+TEST(Mutation, ReversedOrBlockedKernelKOrderBreaksP1) {
+  for (const char* m : {"P1.kernel_k_reversed", "P1.kernel_k_blocked"}) {
+    auto r = p1_with(m);
+    EXPECT_EQ(ob(r, "P1.korder.kernels").result, smt::Answer::Sat) << m;
+    EXPECT_NE(r.verdict, Verdict::Holds) << m;
+  }
 }
 
 TEST(Mutation, SwappedBetasBreakP2Identity) {

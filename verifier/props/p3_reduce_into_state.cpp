@@ -3,7 +3,8 @@
 // Source: propositions.md §P3.
 //
 //  P3.allreduce.reals      (unsat) Σ_r contrib_r = μ·B + Σ_r G_r, owner symbolic
-//  P3.reduce_scatter.reals (unsat) the same per row, owner = the row's shard
+//  P3.reduce_scatter.reals (unsat) the same per row, each rank seeding the rows of its own shard
+//                                  (symbolic V): exactly one rank seeds every row
 //  P3.owner.unique         (unsat) symbolic V, R: no row has two owners
 //  P3.owner.exists         (unsat) symbolic V, R: the closed-form owner owns the row
 //  P3.adamw_partials       (sat)   (Σ G_r)² ≠ Σ G_r²: AdamW's v cannot be reduced
@@ -37,17 +38,22 @@ FUSECERT_ENCODER(encode_P3) {
     z3::func_decl B = ctx.function("B", I, ctx.real_sort());     // B(row)
     z3::expr row = ctx.int_const("row"), owner = ctx.int_const("owner");
     smt::Query q(ctx);
-    q.add(owner >= 0 && owner < ctx.int_val(static_cast<int>(R)));
+    z3::expr V = ctx.int_const("V"), qq = ctx.int_const("q"), rem = ctx.int_const("rem");
+    z3::expr Rv = ctx.int_val(static_cast<int>(R));
     if (scatter) {
-      z3::expr V = ctx.int_const("V"), qq = ctx.int_const("q"), rem = ctx.int_const("rem");
-      z3::expr Rv = ctx.int_val(static_cast<int>(R));
-      q.add(V >= 0 && V == Rv * qq + rem && rem >= 0 && rem < Rv && row >= 0 && row < V);
-      q.add(owns(owner, row, Rv, qq, rem));
+      // Every rank seeds the state exactly where its own shard holds the row
+      // (contiguous shards, the first V mod R one row longer): that exactly
+      // one rank seeds is what this obligation proves, for symbolic V.
+      q.add(V >= 0 && V == Rv * qq + rem && rem >= 0 && rem < Rv);
+      q.add(row >= 0 && row < V);  // the row is one of W's rows
+    } else {
+      q.add(owner >= 0 && owner < Rv);
     }
     z3::expr sum_contrib = ctx.real_val(0), sum_G = ctx.real_val(0);
     for (long r = 0; r < R; ++r) {
       z3::expr rr = ctx.int_val(static_cast<int>(r));
-      z3::expr contrib = z3::ite(rr == owner, model::momentum_state(re, B(row), G(rr, row)), G(rr, row));
+      z3::expr seeds = scatter ? owns(rr, row, Rv, qq, rem) : rr == owner;
+      z3::expr contrib = z3::ite(seeds, model::momentum_state(re, B(row), G(rr, row)), G(rr, row));
       sum_contrib = sum_contrib + contrib;
       sum_G = sum_G + G(rr, row);
     }
@@ -56,8 +62,9 @@ FUSECERT_ENCODER(encode_P3) {
               std::string(scatter ? "reduce-scatter" : "all-reduce") + " of state contributions over " +
                   std::to_string(R) + " ranks equals one momentum step on the summed gradient",
               Scope{"reals (state and gradients), integers (ranks, rows)",
-                    std::string("the gradients G(rank, row) and state B(row) (uninterpreted), the owner rank") +
-                        (scatter ? ", the row count V and the row" : ", the row"),
+                    std::string("the gradients G(rank, row) and state B(row) (uninterpreted), ") +
+                        (scatter ? "the row count V and the row (the seeding ranks from the shard formula)"
+                                 : "the owner rank, the row"),
                     "R = " + std::to_string(R) + " ranks, " + fixed_params(params, {"mu"}), ""},
               q, Answer::Unsat, opt.timeout_ms);
   }

@@ -2,10 +2,12 @@
 // routed (MoE) weights: β-folded decay moves an expert's m only on steps a
 // gradient arrives; the correct m decays every step. Source: propositions.md §P5.
 //
-//  P5.dense.reals       (unsat) all steps routed ⇒ folded m = correct m (n steps unrolled)
-//  P5.unrouted.reals    (unsat) an unrouted step with m ≠ 0 ⇒ they cannot be equal (0 < β₁ < 1)
+//  P5.dense.reals       (unsat) all steps routed ⇒ folded m = correct m (n steps unrolled);
+//                               a sanity check (both sides are the same terms), not evidence
+//  P5.unrouted.reals    (unsat) an unrouted step with m ≠ 0 ⇒ they cannot be equal, for all β₁ ∈ (0,1)
 //  P5.counterexample    (sat)   a concrete routing sequence where they differ
-//  P5.closed_form.reals (unsat) fixed points: folded m* = g, correct m* = p·g ⇒ ratio = 1/p
+//  P5.closed_form.reals (unsat) fixed points: folded m* = g, correct m* = p·g ⇒ ratio = 1/p, for all
+//                               β₁ ∈ (0,1) and routing probabilities p ∈ (0,1] (QF_NRA)
 #include "verifier/model/optimizer.h"
 #include "verifier/props/common.h"
 #include "verifier/props/props.h"
@@ -53,14 +55,12 @@ FUSECERT_ENCODER(encode_P5) {
   }
   {
     z3::context ctx;
-    smt::RealArith re(ctx, h.constants());
-    z3::expr m = re.var("m");
+    z3::expr m = ctx.real_const("m"), b = ctx.real_const("beta1");
     smt::Query q(ctx);
-    q.add(m != 0);
-    q.add(m == model::adam_m(re, m, ctx.real_val(0)));  // folded keeps m; correct decays it
+    q.add(b > 0 && b < 1 && m != 0);
+    q.add(m == b * m + (1 - b) * ctx.real_val(0));  // folded keeps m; correct decays it (g = 0 on the step)
     discharge(out, "P5.unrouted.reals", "on an unrouted step with m != 0, folded m != correct m",
-              Scope{"reals", "m != 0", fixed_params(params, {"beta1"}), ""}, q, Answer::Unsat,
-              opt.timeout_ms);
+              Scope{"reals (QF_NRA)", "beta1 in (0,1), m != 0", "", ""}, q, Answer::Unsat, opt.timeout_ms);
   }
   {
     z3::context ctx;
@@ -73,45 +73,48 @@ FUSECERT_ENCODER(encode_P5) {
                          Scope{"reals", "m0, the gradients g_k, the routing routed_k",
                                fixed_params(params, {"unrolled_steps", "beta1"}), ""},
                          q, Answer::Sat, opt.timeout_ms);
-    if (ob.result == Answer::Sat) {
-      double mf = model_double(ob, "m0"), mc = mf;
-      std::string seq;
-      for (long k = 0; k < n; ++k) {
-        bool r = model_value(ob, "routed" + std::to_string(k)).value == "true";
-        double g = 0;
-        for (const auto& v : ob.model)
-          if (v.name == "g" + std::to_string(k)) g = model_double(ob, v.name);
-        if (r) mf = h.beta1 * mf + (1 - h.beta1) * g;
-        mc = h.beta1 * mc + (1 - h.beta1) * (r ? g : 0.0);
-        seq += r ? "R" : "-";
-      }
-      Counterexample cx = counterexample_from(ob, "routing " + seq + ": beta-folded m skips the decay on unrouted steps");
-      cx.replay = {{"m_folded", fmt_exact(mf)}, {"m_correct", fmt_exact(mc)}};
-      cx.replay_confirms = mf != mc;
-      out.counterexample = cx;
-    }
+    if (ob.result == Answer::Sat) out.counterexample = replay_routed(ob, h.beta1, n);
   }
   {
     z3::context ctx;
-    smt::RealArith re(ctx, h.constants());
-    z3::expr mf = re.var("m_folded"), mc = re.var("m_correct"), g = re.var("g"), p = re.var("p"), ratio = re.var("ratio");
+    auto R = [&](const char* n) { return ctx.real_const(n); };
+    z3::expr mf = R("m_folded"), mc = R("m_correct"), g = R("g"), p = R("p"), ratio = R("ratio"), b = R("beta1");
+    auto step = [&](const z3::expr& m, const z3::expr& gg) { return b * m + (1 - b) * gg; };
     smt::Query q(ctx);
-    q.add(g != 0 && p > 0 && p <= 1);
-    q.add(mf == model::adam_m(re, mf, g));      // folded: every update sees g (only routed steps exist for it)
-    q.add(mc == model::adam_m(re, mc, p * g));  // correct, in expectation: E[g_t] = p·g
+    q.add(b > 0 && b < 1 && g != 0 && p > 0 && p <= 1);
+    q.add(mf == step(mf, g));      // folded: every update it makes sees g (only routed steps exist for it)
+    q.add(mc == step(mc, p * g));  // correct, in expectation: E[g_t] = p·g
     q.add(ratio * mc == mf && !(ratio * p == 1));
     discharge(out, "P5.closed_form.reals",
               "at the fixed points folded m -> g and correct m -> p*g, so the ratio is 1/p",
-              Scope{"reals", "g != 0, routing probability p in (0, 1], the fixed points, the ratio",
-                    fixed_params(params, {"beta1"}) + "; correct m in expectation (E[g_t] = p*g)", ""},
-              q, Answer::Unsat,
-              opt.timeout_ms);
+              Scope{"reals (QF_NRA)", "beta1 in (0,1), routing probability p in (0, 1], g != 0, the fixed points, "
+                                      "the ratio",
+                    "correct m in expectation (E[g_t] = p*g): a statement about the means, not one draw", ""},
+              q, Answer::Unsat, opt.timeout_ms);
   }
   // The verdict (and its note) is the rules file's (rules/propositions.yaml, verdict_rule).
   if (opt.witnesses) {
     auto w = witness::routed_decay(params);
     set_witness(out, spec, w.protocol, w.figures, out.params_overridden);
   }
+}
+
+Counterexample replay_routed(const Obligation& ob, double beta1, long n) {
+  double mf = model_double(ob, "m0"), mc = mf;
+  std::string seq;
+  for (long k = 0; k < n; ++k) {
+    bool r = model_value(ob, "routed" + std::to_string(k)).value == "true";
+    double g = 0;
+    for (const auto& v : ob.model)
+      if (v.name == "g" + std::to_string(k)) g = model_double(ob, v.name);
+    if (r) mf = beta1 * mf + (1 - beta1) * g;
+    mc = beta1 * mc + (1 - beta1) * (r ? g : 0.0);
+    seq += r ? "R" : "-";
+  }
+  Counterexample cx = counterexample_from(ob, "routing " + seq + ": beta-folded m skips the decay on unrouted steps");
+  cx.replay = {{"m_folded", fmt_exact(mf)}, {"m_correct", fmt_exact(mc)}};
+  cx.replay_confirms = mf != mc;
+  return cx;
 }
 
 }  // namespace fusecert::verifier::props

@@ -6,6 +6,7 @@
 //
 //  P6.bound.reals        (unsat) gain > 1 + ε_grad/ε_state is impossible
 //  P6.bf16_state.reals   (unsat) with a bf16 state (ε_state = 2⁻⁸), gain > 2 is impossible
+//  P6.bf16_state_tight.reals (sat) with a bf16 state the gain 2 is attained (the bound is tight)
 //  P6.fp32_state.reals   (sat)   with an fp32 state (ε_state = 2⁻²⁴), a gain ≥ min_gain exists
 #include <cmath>
 
@@ -54,6 +55,18 @@ FUSECERT_ENCODER(encode_P6) {
               Scope{"reals", "delta_grad, delta_state", "eps_grad = eps_state = 2^-8 (bf16); the error model", ""}, q,
               Answer::Unsat,
               opt.timeout_ms);
+  }
+  {
+    // The bf16 bound is attained, so it is the bound of these unit roundoffs
+    // and not a loose one (a wrong bf16 roundoff changes it: issue #19's
+    // surviving mutant).
+    z3::context ctx;
+    smt::RealArith re(ctx, {});
+    smt::Query q = budget(ctx, re.num(eg), re.num(e_bf16));
+    q.add(ctx.real_const("gain") >= 2);
+    discharge(out, "P6.bf16_state_tight.reals", "with a bf16 state a gain of exactly 2x is attained (the bound is tight)",
+              Scope{"reals", "delta_grad, delta_state", "eps_grad = eps_state = 2^-8 (bf16); the error model", ""}, q,
+              Answer::Sat, opt.timeout_ms);
   }
   {
     z3::context ctx;

@@ -2,6 +2,7 @@
 // obligations, solves them (verifier/smt), decides the verdict from the
 // answers, replays counterexamples in C++ and runs its witness protocol.
 #pragma once
+#include "verifier/model/hyper.h"
 #include "verifier/prover.h"
 
 namespace fusecert::verifier::props {
@@ -22,6 +23,12 @@ FUSECERT_ENCODER(encode_P6);   // precision gain bound by state dtype
 FUSECERT_ENCODER(encode_P7);   // in-place order: value semantics vs write-after-read after bufferization
 FUSECERT_ENCODER(encode_P8);   // residency = tile without gradient-shaped allocation or escape
 FUSECERT_ENCODER(encode_P9);   // read locality vs tile partition (integer arithmetic, symbolic tiles)
+
+/// The C++ replays of P2's and P5's counterexamples, on a sat obligation's
+/// model (exposed so a test can hand them a model that is no counterexample:
+/// the replay must then not confirm it).
+Counterexample replay_recovery(const Obligation& ob, const model::Hyper& h, double c);
+Counterexample replay_routed(const Obligation& ob, double beta1, long n);
 
 /// The encoder table, in the order `fusecert prove` reports.
 struct EncoderEntry {
