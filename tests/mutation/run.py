@@ -6,7 +6,9 @@ never part of CI. Each mutant is applied to the working tree and always
 restored, also on Ctrl-C; the build is brought back to the unmutated sources
 at the end.
 
-  tests/mutation/run.py [--build build] [--only ID[,ID]] [--no-record]
+  tests/mutation/run.py [--build build] [--only ID[,ID]] [--jobs N] [--no-record]
+
+--jobs (default 1) is passed to the rebuild and to ctest: the host is shared.
 """
 import argparse, datetime, os, subprocess, sys, time
 
@@ -18,8 +20,8 @@ from mutations import MUTATIONS  # noqa: E402
 BEGIN, END = "<!-- mutation results begin -->", "<!-- mutation results end -->"
 
 
-def build(bdir):
-    return subprocess.run(["cmake", "--build", bdir, "-j2"], cwd=ROOT, stdout=subprocess.PIPE,
+def build(bdir, jobs):
+    return subprocess.run(["cmake", "--build", bdir, "-j%d" % jobs], cwd=ROOT, stdout=subprocess.PIPE,
                           stderr=subprocess.STDOUT, text=True)
 
 
@@ -27,6 +29,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--build", default="build")
     ap.add_argument("--only", default="")
+    ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--no-record", action="store_true")
     a = ap.parse_args()
     only = set(x for x in a.only.split(",") if x)
@@ -43,11 +46,11 @@ def main():
         t0 = time.time()
         try:
             open(f, "w", encoding="utf-8").write(src.replace(old, new))
-            b = build(a.build)
+            b = build(a.build, a.jobs)
             if b.returncode != 0:
                 result = "does not build"
             else:
-                t = subprocess.run(["ctest", "--test-dir", a.build, "-R", tests, "-j2", "--timeout", "300"],
+                t = subprocess.run(["ctest", "--test-dir", a.build, "-R", tests, "-j%d" % a.jobs, "--timeout", "300"],
                                    cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
                 ran = "No tests were found" not in t.stdout
                 result = "killed" if t.returncode != 0 and ran else ("no test ran" if not ran else "SURVIVED")
@@ -55,7 +58,7 @@ def main():
             open(f, "w", encoding="utf-8").write(src)
         rows.append((mid, path, what, tests, result, time.time() - t0))
         print("%-34s %-10s %5.0f s" % (mid, result, time.time() - t0), flush=True)
-    build(a.build)  # back to the unmutated sources
+    build(a.build, a.jobs)  # back to the unmutated sources
     if a.no_record:
         return 0
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, stdout=subprocess.PIPE,
@@ -68,7 +71,9 @@ def main():
     doc = os.path.join(ROOT, "docs", "mutation.md")
     text = open(doc, encoding="utf-8").read()
     i, j = text.index(BEGIN) + len(BEGIN), text.index(END)
-    open(doc, "w", encoding="utf-8").write(text[:i] + "\n" + "\n".join(table) + "\n" + text[j:])
+    # The newest run first; earlier runs stay below it (their results are
+    # still what those runs measured).
+    open(doc, "w", encoding="utf-8").write(text[:i] + "\n" + "\n".join(table) + "\n" + text[i:j].lstrip("\n") + text[j:])
     return 1 if any(r[4] == "SURVIVED" for r in rows) else 0
 
 
