@@ -3,7 +3,7 @@
 # framework, offline: a hooks repository holding that file, a project using
 # fusecert-docs and fusecert-ir; a plan with no plan_state is rejected with
 # the finding printed, the fixed commit goes through, an illegal fusion in a
-# staged .mlir is rejected.
+# staged .mlir is rejected, also in a file named -h.mlir.
 # Usage: hook_precommit_test.sh FUSECERT SRCDIR PRE_COMMIT
 . "$(dirname "$0")/lib.sh"
 PC=$3
@@ -58,5 +58,14 @@ cp "$SRC/fixtures/ir/layer_clip_linalg.mlir" ir/
 git add ir/layer_clip_linalg.mlir
 rm ir/global_clip_linalg.mlir
 commit ir_good 0 "legal fusion"
+
+# A staged file whose name starts with '-' is a file name, not an option
+# (expected, from the fusion it holds: the global-norm clip rejects the
+# commit under P2, instead of `-h` printing the help and exiting 0).
+cp "$SRC/fixtures/ir/global_clip_linalg.mlir" ./-h.mlir
+git add -- -h.mlir
+commit dash 1 "illegal fusion in a file named -h.mlir"
+contains dash.log "error: \[P2\]"
+contains dash.log "h.mlir"
 
 finish
