@@ -13,8 +13,13 @@
 #   certify, any mode: no candidate legal; the tessera fixture exit 3
 #     (inconclusive, no error diagnostic), the linalg fixture exit 2 (the
 #     consumer's body cannot be recognised: an error diagnostic).
-#   checkcert (shim): unsat -> invalid, exit 1 (the recorded sat premise
-#     checks now answer unsat); sat/unknown/garbage/error -> unverified, exit 3.
+#   checkcert (shim), on a tessera-form and a linalg-form legality
+#     certificate and two proposition certificates: unsat -> invalid, exit 1
+#     (the recorded sat premise checks now answer unsat);
+#     sat/unknown/garbage/error -> unverified, exit 3. On the linalg form the
+#     undecided recognition of the consumer re-derives another candidate
+#     (other obligations): that is the same undecided answer, not an edit,
+#     so still unverified, exit 3, never invalid.
 #   checkcert_fake: unsat, sat -> invalid, exit 1 (a definite answer that
 #     differs from a recorded one); unknown, garbage, nothing -> unverified, exit 3.
 #   (Exit codes: support/diag/exit_code.h. An undecided query is
@@ -35,11 +40,17 @@ if [ "$TOOL" = checkcert ] || [ "$TOOL" = checkcert_fake ]; then
   # Real certificates first (the real Z3): a legality certificate and two
   # proposition certificates, each valid with the real solver.
   "$BIN" certify --out "$W/ir" "$SRC/fixtures/ir/adamw_tessera.mlir" > "$W/c.out" 2>&1 || fail "certify: $(cat "$W/c.out")"
+  "$BIN" certify --out "$W/lin" "$SRC/fixtures/ir/adamw_linalg.mlir" > "$W/c.out" 2>&1 || fail "certify: $(cat "$W/c.out")"
   "$BIN" prove P2 P6 --no-witness --certify "$W/props" > "$W/p.out" 2>&1 || fail "prove: $(cat "$W/p.out")"
-  certs=$(ls "$W"/ir/*.cert.json "$W"/props/*.cert.json)
+  certs=$(ls "$W"/ir/*.cert.json "$W"/lin/*.cert.json "$W"/props/*.cert.json)
   # A legality certificate is verified only by re-derivation from its input
   # (--ir); without it it is at most consistent (exit 4, issue #17).
-  irarg() { case $1 in "$W"/ir/*) echo "--ir $SRC/fixtures/ir/adamw_tessera.mlir" ;; esac; }
+  irarg() {
+    case $1 in
+      "$W"/ir/*) echo "--ir $SRC/fixtures/ir/adamw_tessera.mlir" ;;
+      "$W"/lin/*) echo "--ir $SRC/fixtures/ir/adamw_linalg.mlir" ;;
+    esac
+  }
   for c in $certs; do "$BIN" check-cert "$c" $(irarg "$c") > "$W/ok.out" 2>&1 || fail "baseline not valid: $(cat "$W/ok.out")"; done
   # An unsat answer with no recorded premise check is refused (invalid, exit 1).
   sed 's/"premises": "sat"/"premises": null/' "$W/props/P2.cert.json" > "$W/no-premises.json"

@@ -16,6 +16,7 @@
 #include "support/diag/render.h"
 #include "support/diag/sarif.h"
 #include "support/files.h"
+#include "support/sha256.h"
 #include "tools/fusecert/commands.h"
 #include "tools/fusecert/progress.h"
 #include "tools/fusecert/version.h"
@@ -27,13 +28,15 @@ namespace fusecert::cli {
 void add_check_cert_command(CLI::App& app, int& exit_code) {
   struct Opts {
     std::vector<std::string> certs;
-    std::string ir, solver = "z3", format = "text";
+    std::string ir, ir_before, solver = "z3", format = "text";
     unsigned timeout_ms = 60000;
   };
   auto o = std::make_shared<Opts>();
   CLI::App* cmd = app.add_subcommand("check-cert", "Re-verify legality certificates independently of certify");
   cmd->add_option("certs", o->certs, "certificate files")->required();
   cmd->add_option("--ir", o->ir, "the .mlir input the certificates were written for (checks its hash and re-derives every obligation)");
+  cmd->add_option("--ir-before", o->ir_before,
+                  "for a two-file translation-validation certificate: the BEFORE module (--ir is the AFTER module)");
   cmd->add_option("--solver", o->solver, "z3 (library), cvc5 (binary on PATH) or the path of an SMT-LIB2 solver binary");
   cmd->add_option("--format", o->format, "report format (sarif: the problems as SARIF 2.1.0 results)")
       ->check(CLI::IsMember({"text", "json", "sarif"}));
@@ -55,24 +58,55 @@ void add_check_cert_command(CLI::App& app, int& exit_code) {
       return;
     }
     // Translation-validation certificates are re-derived by validate's path.
-    const unsigned timeout = o->timeout_ms;
-    cert::Regenerate regenerate = [timeout](const nlohmann::json& c, const std::string& input,
-                                            std::string& why) -> std::optional<nlohmann::json> {
+    std::optional<std::string> before_text;
+    if (!o->ir_before.empty()) {
+      if (o->ir.empty()) {
+        std::cerr << "fusecert: error: --ir-before needs --ir (the AFTER module)\n";
+        exit_code = 2;
+        return;
+      }
       try {
-        const auto& v = c.at("validation");
-        const std::string before = v.at("before").at("file"), after = v.at("after").at("file");
-        if (before != after) {
-          why = "it validates two files (" + before + ", " + after + "): re-check with fusecert validate";
+        before_text = support::read_file(o->ir_before);
+      } catch (const std::exception& e) {
+        std::cerr << "fusecert: error: " << e.what() << "\n";
+        exit_code = 2;
+        return;
+      }
+    }
+    const unsigned timeout = o->timeout_ms;
+    cert::Regenerate regenerate = [timeout, before_text](const nlohmann::json& c, const std::string& input,
+                                                         std::string& why) -> std::optional<nlohmann::json> {
+      if (!c.contains("validation") || !c["validation"].is_object()) {
+        why = "it has no validation section";
+        return std::nullopt;
+      }
+      const nlohmann::json* v = &c["validation"];
+      auto file_of = [&](const char* side) {
+        const auto it = v->find(side);
+        return it != v->end() && it->is_object() && it->contains("file") && (*it)["file"].is_string()
+                   ? (*it)["file"].get<std::string>()
+                   : std::string("?");
+      };
+      const bool two_files = file_of("before") != file_of("after");
+      if (two_files && !before_text)
+        throw cert::MissingInput("it validates two files (" + file_of("before") + ", " + file_of("after") +
+                                 "): pass the BEFORE module with --ir-before to re-derive it");
+      try {
+        const std::string before = v->at("before").at("file"), after = v->at("after").at("file");
+        if (two_files && support::sha256_hex(*before_text) != v->at("before").at("sha256").get<std::string>()) {
+          why = "the --ir-before file's SHA-256 is not validation.before.sha256: it is not the module this "
+                "certificate was written for";
           return std::nullopt;
         }
         tv::ValidateOptions opt;
-        opt.k_bound = v.at("k_bound").get<int>();
+        opt.k_bound = v->at("k_bound").get<int>();
         opt.timeout_ms = timeout;
-        tv::Validation again = tv::validate_texts(input, after, std::nullopt, after, opt);
+        tv::Validation again = two_files ? tv::validate_texts(*before_text, before, input, after, opt)
+                                         : tv::validate_texts(input, after, std::nullopt, after, opt);
         for (size_t i = 0; i < again.pairs.size(); ++i)
-          if (again.pairs[i].after_func == v.at("after").at("function").get<std::string>())
+          if (again.pairs[i].after_func == v->at("after").at("function").get<std::string>())
             return tv::certificate(again, i, c.at("tool").at("version").get<std::string>());
-        why = "the input has no function pair ending in @" + v.at("after").at("function").get<std::string>();
+        why = "the input has no function pair ending in @" + v->at("after").at("function").get<std::string>();
       } catch (const std::exception& e) {
         why = std::string("its validation section is malformed (") + e.what() + ")";
       }
@@ -100,7 +134,9 @@ void add_check_cert_command(CLI::App& app, int& exit_code) {
       const std::string status = c.status();
       rc = diag::worse(rc, c.exit());
       std::string scope;
-      if (status == "consistent")
+      if (status == "consistent" && !c.missing_input.empty())
+        scope = "not verified: " + c.missing_input;
+      else if (status == "consistent")
         scope = "not verified: no obligation was re-derived" +
                 (c.structural_unchecked ? "; " + std::to_string(c.structural_unchecked) +
                                               " structural obligations are the certificate's word"

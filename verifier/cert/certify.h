@@ -6,6 +6,7 @@
 // the IR: its hash and a re-derivation of every obligation).
 // Schema and procedure: docs/certificates.md.
 #pragma once
+#include <stdexcept>
 #include <nlohmann/json.hpp>
 #include <cstdint>
 #include <functional>
@@ -136,6 +137,9 @@ struct CheckOutcome {
   /// Why the certificate cannot be re-derived by this fusecert: another tool
   /// version or rules file wrote it (non-empty: status "stale").
   std::string stale;
+  /// Why --ir was not enough to re-derive it (MissingInput): its queries
+  /// were re-run as without --ir.
+  std::string missing_input;
   /// invalid (evidence of an edit or a wrong answer) > unverified (a solver
   /// could not decide) > stale (another version or rules file) >
   /// consistent (no problem found, but not re-derived: no --ir) > valid.
@@ -176,6 +180,13 @@ std::optional<std::string> solver_unavailable(const Solver& s);
 /// Why `text` nests JSON arrays / objects deeper than `max_depth` (outside
 /// strings), or nullopt. A linear scan run before any JSON parser sees it.
 std::optional<std::string> json_too_deep(const std::string& text, int max_depth);
+
+/// Thrown by a Regenerate that lacks an input the certificate needs (a
+/// two-file validation given only its AFTER module): the certificate is not
+/// re-derived, so at most consistent, never invalid.
+struct MissingInput : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
 
 /// Regenerates a translation-validation certificate from its input text
 /// (`fusecert validate`'s path, which lives above this library); nullopt

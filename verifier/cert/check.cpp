@@ -338,7 +338,9 @@ bool definite(const std::string& a) { return a == "sat" || a == "unsat" || a == 
 /// certificate's text — which no solver ever sees. Only the regenerated
 /// queries are solved: by the Z3 library inside the re-derivation, and by an
 /// external --solver after the comparison.
-void rederive(const json& j, const std::pair<std::string, std::string>& ir, const Solver& solver, unsigned timeout_ms,
+/// Returns false only when the input cannot re-derive it (MissingInput,
+/// recorded in out.missing_input): the caller then re-runs its queries.
+bool rederive(const json& j, const std::pair<std::string, std::string>& ir, const Solver& solver, unsigned timeout_ms,
               const Regenerate& regenerate, CheckOutcome& out) {
   auto bad = [&](const std::string& s) {
     out.valid = false;
@@ -347,7 +349,7 @@ void rederive(const json& j, const std::pair<std::string, std::string>& ir, cons
   const auto& [text, name] = ir;
   if (support::sha256_hex(text) != j["input"]["sha256"].get<std::string>()) {
     bad("input hash mismatch: " + name + " is not the module this certificate was written for");
-    return;
+    return true;
   }
   out.checked.push_back("input sha256");
   json again;
@@ -357,11 +359,17 @@ void rederive(const json& j, const std::pair<std::string, std::string>& ir, cons
     // A translation-validation certificate is re-derived by validate's own
     // path (verifier/tv links this library, so the caller hands it in).
     std::string why;
-    std::optional<json> g = regenerate ? regenerate(j, text, why) : std::nullopt;
+    std::optional<json> g;
+    try {
+      if (regenerate) g = regenerate(j, text, why);
+    } catch (const MissingInput& e) {
+      out.missing_input = e.what();
+      return false;
+    }
     if (!g) {
       bad("cannot re-derive this translation-validation certificate: " +
           (why.empty() ? std::string("no validator given") : why));
-      return;
+      return true;
     }
     again = *g;
   } else {
@@ -374,7 +382,7 @@ void rederive(const json& j, const std::pair<std::string, std::string>& ir, cons
       const size_t k = sp["index"].get<size_t>();
       if (k >= splits.size() || !splits[k].split || splits[k].split->line != sp["line"].get<unsigned>()) {
         bad("the input has no split " + std::to_string(k) + " at line " + std::to_string(sp["line"].get<unsigned>()));
-        return;
+        return true;
       }
       r = std::move(splits[k]);
     } else {
@@ -382,7 +390,7 @@ void rederive(const json& j, const std::pair<std::string, std::string>& ir, cons
     }
     if (idx >= r.candidates.size()) {
       bad("the input has no candidate " + std::to_string(idx));
-      return;
+      return true;
     }
     again = certificate(r, idx, j["tool"]["version"].get<std::string>());
   }
@@ -437,32 +445,58 @@ void rederive(const json& j, const std::pair<std::string, std::string>& ir, cons
     }
   }
   if (!differs.empty()) {
+    // A re-derivation whose own solve could not decide an answer that shapes
+    // the candidate (the consumer's recognition, say) rebuilds another
+    // candidate with other obligations: its differences are that undecided
+    // answer, not evidence of an edit. Unverified, never valid.
+    std::vector<std::string> open;
+    for (const json& o : a)
+      for (const char* k : {"actual", "premises"}) {
+        const json x = o.is_object() ? o.value(k, json()) : json();
+        // An undecided answer the certificate records too is the same
+        // answer: the differences are then still evidence.
+        bool recorded = false;
+        for (const json& c : b)
+          recorded |= c.is_object() && c.value("id", json()) == o.value("id", json()) && c.value(k, json()) == x;
+        if (x.is_string() && !definite(x.get<std::string>()) && !recorded) {
+          open.push_back(o.value("id", std::string("?")) + " (" + k + ": " + x.get<std::string>() + ")");
+          break;
+        }
+      }
+    if (!open.empty()) {
+      for (const auto& o : open)
+        out.undecided.push_back(o + ": the re-derivation's Z3 could not decide it, and the candidate re-derived without "
+                                    "that answer differs (" + differs.front() +
+                                ") — not re-verified (a longer --timeout-ms may decide it)");
+      return true;
+    }
     // Another fusecert or another Z3 may write other text for the same
     // module: stale (certify again), not evidence of an edit.
     const std::string mine = verifier::report::tool_version();
     if (j["tool"]["version"] != mine) {
       out.stale = "written by fusecert " + j["tool"]["version"].get<std::string>() + ", this is " + mine +
                   ", and the re-derivation differs (" + differs.front() + "): certify the input again";
-      return;
+      return true;
     }
     if (j["solver"] != again["solver"]) {
       out.stale = "written with " + j["solver"].dump() + ", this fusecert links " + again["solver"].dump() +
                   ", and the re-derivation differs (" + differs.front() + "): certify the input again";
-      return;
+      return true;
     }
     for (auto& d : differs) bad(d);
-    return;
+    return true;
   }
   out.checked.push_back("every obligation re-derived from the input");
   out.rederived = true;
   if (solver.is_library()) {
     out.checked.push_back("the regenerated queries solved with the Z3 library");
-    return;
+    return true;
   }
   size_t n = 0;
   for (auto& o : a)
     if (o["how"] == "smt") n += recheck_smt(o, solver, timeout_ms, out);
   out.checked.push_back(std::to_string(n) + " regenerated SMT queries solved with " + solver.name);
+  return true;
 }
 
 }  // namespace
@@ -564,13 +598,9 @@ CheckOutcome check_certificate(const std::string& cert_text,
   // The embedded default input is part of fusecert itself: its
   // certificates are re-derived from it without --ir (the hash still decides).
   if (!ir && j["input"]["file"] == kEmbeddedName) {
-    rederive(j, {embedded_training_step(), kEmbeddedName}, solver, timeout_ms, regenerate, out);
-    return out;
+    if (rederive(j, {embedded_training_step(), kEmbeddedName}, solver, timeout_ms, regenerate, out)) return out;
   }
-  if (ir) {
-    rederive(j, *ir, solver, timeout_ms, regenerate, out);
-    return out;
-  }
+  if (ir && rederive(j, *ir, solver, timeout_ms, regenerate, out)) return out;
   // Without the input: the certificate's own (whitelisted) queries re-run.
   // At most "consistent": the queries and structural facts are the
   // certificate's word, not re-derived from a module.
