@@ -1,9 +1,10 @@
 // `solve`: a raw SMT-LIB2 query, solved by the same path as every obligation
 // (smt::solve_smt2: fresh Z3 context, process-wide cache by SHA-256).
 #include <cstdio>
-#include <regex>
 #include <set>
 #include <sstream>
+
+#include <re2/re2.h>
 
 #include "shell/session.h"
 #include "verifier/smt/query.h"
@@ -23,9 +24,12 @@ std::string trimmed(std::string s) {
 /// The printed model lists constants only (smt::solve_smt2 renders constants),
 /// so `solve` names these instead of leaving them out silently.
 std::vector<std::string> declared_functions(const std::string& q) {
-  static const std::regex re(R"(\(\s*declare-fun\s+(\|[^|]*\||[^\s()]+)\s*\(\s*[^)\s])");
+  // RE2: linear time on the user's query (std::regex recursed on long input).
+  static const RE2 re(R"(\(\s*declare-fun\s+(\|[^|]*\||[^\s()]+)\s*\(\s*[^)\s])");
   std::set<std::string> names;
-  for (std::sregex_iterator it(q.begin(), q.end(), re), end; it != end; ++it) names.insert((*it)[1].str());
+  re2::StringPiece in(q);
+  std::string name;
+  while (RE2::FindAndConsume(&in, re, &name)) names.insert(name);
   return {names.begin(), names.end()};
 }
 }  // namespace

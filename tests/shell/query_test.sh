@@ -41,6 +41,13 @@ contains badid.err "unknown proposition id 'P42'"
 run noargs 2 query
 run sat 0 query "solve (declare-const x Int) (assert (> x 2)) (assert (< x 4))"
 contains sat.out "x = 3"
+# A 60,000-character function name: the declared functions are found in
+# linear time (std::regex recursed on it until the stack overflowed: exit
+# 139). Expected: sat, and the function named as not shown in the model.
+long=$(python3 -c 'print("a" * 60000)')
+run longname 0 query "solve (declare-fun |$long| (Int) Int) (assert (> (|$long| 1) 2))"
+contains longname.out "^sat"
+contains longname.out "not shown: |aaaa"
 
 # IR: load a file with an illegal fusion and ask why.
 run ir 0 query "load $SRC/fixtures/ir/global_clip_linalg.mlir" "why 1"

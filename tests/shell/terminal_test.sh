@@ -29,6 +29,16 @@ python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$W/json" || fail "--
 "$BIN" prove --color=bogus >"$W/bogus" 2>&1
 [ $? -eq 2 ] || fail "--color=bogus: want exit 2"
 
+# A diagnostic that quotes 200,000 characters of input is coloured in linear
+# time (std::regex recursed on that line until the stack overflowed: exit
+# 139). Expected: the broken link is a finding, exit 1.
+mkdir -p "$W/long" && python3 -c 'print("# T\n\n[x](" + "a" * 200000 + ".md)")' >"$W/long/README.md"
+ABS="$(cd "$(dirname "$BIN")" && pwd)/$(basename "$BIN")"
+(cd "$W/long" && "$ABS" docs --color=always README.md) >"$W/long.out" 2>&1
+rc=$?
+[ $rc -eq 1 ] || fail "--color=always on a 200,000-character diagnostic: exit $rc, want 1"
+grep -q "anchor.broken-link" "$W/long.out" || fail "the long link's finding is missing"
+
 # On a terminal.
 pty() { script -qec "$1" /dev/null </dev/null; }
 pty "'$BIN' certify '$BAD'" >"$W/tty" 2>&1

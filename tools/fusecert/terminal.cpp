@@ -6,8 +6,9 @@
 #include <functional>
 #include <iostream>
 #include <memory>
-#include <regex>
 #include <streambuf>
+
+#include <re2/re2.h>
 
 namespace fusecert::cli::terminal {
 
@@ -28,23 +29,32 @@ void erase_progress_line() {
 std::string colourize(const std::string& text) {
   // A line `[indent][prefix: ]severity:`, where prefix is `file:line:col`,
   // `fusecert certify` or the like; the prefix is bold when it is a location.
-  static const std::regex kDiag(R"((^|\n)([ \t]*)([^\n]*?: )?(error|warning|note|remark):)");
-  static const std::regex kLoc(R"(:[0-9]+(:[0-9]+)?: $)");
+  // RE2, line by line: messages quote input, and std::regex recursed on long
+  // lines.
+  static const RE2 kDiag(R"(^([ \t]*)([^\n]*?: )?(error|warning|note|remark):)");
+  static const RE2 kLoc(R"(:[0-9]+(:[0-9]+)?: $)");
   std::string out;
-  auto it = text.cbegin();
-  for (std::sregex_iterator m(text.begin(), text.end(), kDiag), end; m != end; ++m) {
-    const auto& r = *m;
-    out.append(it, r[0].first);
-    out += r[1].str() + r[2].str();
-    const std::string prefix = r[3].str();
-    out += std::regex_search(prefix, kLoc) ? "\033[1m" + prefix + "\033[0m" : prefix;
-    const std::string sev = r[4].str();
-    const char* code = sev == "error" ? "\033[1;31m" : sev == "warning" ? "\033[1;35m"
-                       : sev == "note" ? "\033[1;36m" : "\033[1;32m";
-    out += code + sev + ":\033[0m";
-    it = r[0].second;
+  size_t pos = 0;
+  while (pos <= text.size()) {
+    const size_t nl = text.find('\n', pos);
+    const size_t end = nl == std::string::npos ? text.size() : nl;
+    re2::StringPiece line(text.data() + pos, end - pos);
+    std::string indent, prefix, sev;
+    if (RE2::PartialMatch(line, kDiag, &indent, &prefix, &sev)) {
+      const size_t matched = indent.size() + prefix.size() + sev.size() + 1;
+      out += indent;
+      out += RE2::PartialMatch(prefix, kLoc) ? "\033[1m" + prefix + "\033[0m" : prefix;
+      const char* code = sev == "error" ? "\033[1;31m" : sev == "warning" ? "\033[1;35m"
+                         : sev == "note" ? "\033[1;36m" : "\033[1;32m";
+      out += code + sev + ":\033[0m";
+      out.append(text, pos + matched, end - pos - matched);
+    } else {
+      out.append(text, pos, end - pos);
+    }
+    if (nl == std::string::npos) break;
+    out += '\n';
+    pos = nl + 1;
   }
-  out.append(it, text.cend());
   return out;
 }
 

@@ -4,7 +4,7 @@
 
 #include <cstdio>
 #include <functional>
-#include <regex>
+#include <re2/re2.h>
 
 #ifndef FUSECERT_MLIR_VERSION
 #error "FUSECERT_MLIR_VERSION must be defined by the build"
@@ -35,9 +35,9 @@ std::string cvc5_version() {
     out.append(buf, n);
   }
   pclose(p);
-  std::smatch m;
-  static const std::regex kVersion(R"(cvc5 version ([0-9][0-9A-Za-z.\-+]*))");
-  return std::regex_search(out, m, kVersion) ? m[1].str() : "";
+  static const RE2 kVersion(R"(cvc5 version ([0-9][0-9A-Za-z.\-+]*))");
+  std::string v;
+  return RE2::PartialMatch(out, kVersion, &v) ? v : "";
 }
 
 std::string version_text() {
