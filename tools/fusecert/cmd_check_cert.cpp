@@ -61,15 +61,13 @@ void add_check_cert_command(CLI::App& app, int& exit_code) {
     std::optional<std::string> before_text;
     if (!o->ir_before.empty()) {
       if (o->ir.empty()) {
-        std::cerr << "fusecert: error: --ir-before needs --ir (the AFTER module)\n";
-        exit_code = 2;
+        exit_code = fail("fusecert check-cert", "--ir-before needs --ir (the AFTER module)");
         return;
       }
       try {
         before_text = support::read_file(o->ir_before);
       } catch (const std::exception& e) {
-        std::cerr << "fusecert: error: " << e.what() << "\n";
-        exit_code = 2;
+        exit_code = fail("fusecert check-cert", e.what());
         return;
       }
     }
