@@ -81,6 +81,16 @@ for sub in prove docs certify check-cert validate shell query hook kernels; do
   grep -q "fusecert $sub" "$P/share/man/man1/fusecert.1" || fail "man page: no section for $sub"
 done
 grep -q '^\.TH FUSECERT "1"' "$P/share/man/man1/fusecert.1" || fail "man page: no .TH header"
+# UTF-8 survives help2man (in its C locale "P2a–P2c" became "P2a???P2c"), and
+# the EXIT STATUS section is --help's exit-code table, codes 3 and 4 included.
+grep -q '???' "$P/share/man/man1/fusecert.1" && fail "man page: non-ASCII text garbled to ???"
+grep -q 'P2a–P2c' "$P/share/man/man1/fusecert.1" || fail "man page: 'P2a–P2c' missing"
+for code in 0 1 2 3 4; do
+  want=$("$P/bin/fusecert" --help | sed -n '/^Exit codes/,/^$/p' | grep "^  $code  " | sed 's/^ *//')
+  [ -n "$want" ] || fail "--help has no exit code $code"
+  sed -n '/^\.SH "EXIT STATUS"/,/^\.SH/p' "$P/share/man/man1/fusecert.1" | sed 's/\\-/-/g; s/^ *//' | grep -qF -- "$want" ||
+    fail "man page EXIT STATUS lacks: $want"
+done
 
 # Bash completion (bash-completion's helpers may be absent: the script copes).
 complete_words() {

@@ -37,12 +37,17 @@ section() {
   printf '.TP\n.B FUSECERT_RULES_DIR\nthe rules folder (propositions.yaml, docaudit/); default: ../share/fusecert/rules beside the binary\n'
   printf '.TP\n.B NO_COLOR\nwhen set and not empty, --color=auto writes no colour\n'
   printf '.TP\n.B FUSECERT_KERNELS_RUNNER\nthe fusecert-kernels runner that fusecert kernels runs (default: beside the binary)\n'
-  printf '[EXIT STATUS]\n0 clean (every verdict as expected, every candidate legal, no finding); 1 findings; 2 usage or input error, or an inconclusive result.\n'
+  # The exit-code table as --help prints it, so the page cannot drift from it.
+  printf '[EXIT STATUS]\n.nf\n'
+  "$BIN" --help | sed -n '/^Exit codes/,/^$/p' | sed '1d;/^$/d' | roff
+  printf '.fi\n'
   printf '[SEE ALSO]\nThe README and docs/ of the fusecert source tree; /usr/share/doc/fusecert/examples for the pre-commit hooks and the CI workflow.\n'
 } >"$inc"
 
 version=$("$BIN" --version | sed -n '1s/^fusecert //p')
-"$H2M" --no-info --section=1 --name="static verifier and audit-document checker for optimizer-into-wgrad fusion" \
+"$H2M" --locale=C.UTF-8 --no-info --section=1 --name="static verifier and audit-document checker for optimizer-into-wgrad fusion" \
   --version-string="$version" --include="$inc" --output="$OUT.tmp" "$BIN"
-# The help texts are UTF-8 (P2a–P2c): say so, for man's preconv.
+# The help texts are UTF-8 (P2a–P2c): help2man reads them in a UTF-8 locale
+# (in its default C locale every non-ASCII character became ???), and the
+# page says so, for man's preconv.
 { printf '.\\" -*- coding: UTF-8 -*-\n'; cat "$OUT.tmp"; } >"$OUT" && rm -f "$OUT.tmp"
