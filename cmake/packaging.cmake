@@ -37,8 +37,8 @@ else()
 endif()
 
 # Debian package: `apt install ./fusecert_*.deb` pulls the run-time libraries
-# (dpkg-shlibdeps reads them off the binary: libz3-4, libmlir-19, libllvm19,
-# libyaml-cpp0.7, libcmark-gfm*, libssl3, libedit2, ...), never the -dev
+# (dpkg-shlibdeps reads them off the binary: libz3-4, libmlir-19
+# (which brings libllvm19), libyaml-cpp0.7, libre2-9, libcmark-gfm*, libssl3, libedit2, ...), never the -dev
 # packages, compilers or test tools.
 set(CPACK_GENERATOR DEB)
 set(CPACK_PACKAGE_NAME fusecert)
