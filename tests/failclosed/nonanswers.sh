@@ -20,6 +20,11 @@
 #     undecided recognition of the consumer re-derives another candidate
 #     (other obligations): that is the same undecided answer, not an edit,
 #     so still unverified, exit 3, never invalid.
+#   checkcert (shim), on certificates the same shim wrote (prove P2a P5
+#     --certify; certify of the tessera and linalg fixtures): unverified,
+#     exit 3, in every mode — the re-derivation reproduces the recorded
+#     non-answers, vacuous premise checks or inconclusive verdict, which
+#     re-verifies nothing (it was valid, exit 0).
 #   checkcert_fake: unsat, sat -> invalid, exit 1 (a definite answer that
 #     differs from a recorded one); unknown, garbage, nothing -> unverified, exit 3.
 #   (Exit codes: support/diag/exit_code.h. An undecided query is
@@ -116,7 +121,27 @@ case $TOOL in
       [ $rc -eq $want ] || fail "$(basename "$c"): check-cert exit $rc (expected $want: $word)"
       grep -q ": $word" "$W/cc.out" || fail "$(basename "$c"): not reported $word"
       ! grep -qE ': valid( |$)' "$W/cc.out" || fail "$(basename "$c"): reported valid"
-    done ;;
+    done
+    if [ "$TOOL" = checkcert ]; then
+      # Certificates written under the same shim, re-checked under it.
+      rm -rf "${W:?}/own"
+      shimmed "$BIN" prove P2a P5 --no-witness --certify "$W/own/props" > /dev/null 2>&1
+      shimmed "$BIN" certify --out "$W/own/ir" "$SRC/fixtures/ir/adamw_tessera.mlir" > /dev/null 2>&1
+      shimmed "$BIN" certify --out "$W/own/lin" "$SRC/fixtures/ir/adamw_linalg.mlir" > /dev/null 2>&1
+      own=$(ls "$W"/own/*/*.cert.json 2>/dev/null)
+      [ -n "$own" ] || fail "the shim wrote no certificate"
+      for c in $own; do
+        case $c in
+          "$W"/own/ir/*) arg="--ir $SRC/fixtures/ir/adamw_tessera.mlir" ;;
+          "$W"/own/lin/*) arg="--ir $SRC/fixtures/ir/adamw_linalg.mlir" ;;
+          *) arg= ;;
+        esac
+        shimmed "$BIN" check-cert "$c" $arg > "$W/own.out" 2>&1
+        rc=$?; cat "$W/own.out"
+        [ $rc -eq 3 ] || fail "own $(basename "$c"): check-cert exit $rc (expected 3: unverified)"
+        ! grep -qE ': valid( |$)' "$W/own.out" || fail "own $(basename "$c"): reported valid"
+      done
+    fi ;;
   *) fail "unknown tool" ;;
 esac
 echo "pass [$TOOL $MODE]"

@@ -486,6 +486,22 @@ bool rederive(const json& j, const std::pair<std::string, std::string>& ir, cons
     for (auto& d : differs) bad(d);
     return true;
   }
+  // A re-derivation that matches but could not decide an answer itself
+  // (timeout, unknown, error) or decided it only over contradictory premises
+  // (vacuous) re-verified nothing for it: the certificate records the same
+  // non-answer, and an undecided solver must never make it valid (exit 0).
+  for (const json& o : a) {
+    if (!o.is_object() || o.value("how", std::string()) != "smt") continue;
+    const json x = o.value("actual", json()), p = o.value("premises", json());
+    const std::string id = o.value("id", std::string("?"));
+    if (x.is_string() && !definite(x.get<std::string>()))
+      out.undecided.push_back(id + ": the re-derivation's solver answered " + x.get<std::string>() +
+                              ", as the certificate records — nothing re-verified (a longer --timeout-ms may decide it)");
+    else if (p.is_string() && p.get<std::string>() != "sat")
+      out.undecided.push_back(id + ": the re-derivation's premise check answered " + p.get<std::string>() +
+                              " (not sat: vacuous or undecided), as the certificate records — nothing re-verified");
+  }
+  if (!out.undecided.empty()) return true;
   out.checked.push_back("every obligation re-derived from the input");
   out.rederived = true;
   if (solver.is_library()) {

@@ -221,6 +221,25 @@ CheckOutcome check_proposition_certificate(const json& j, const Solver& solver, 
   if (!undecided && again["verdict"] != j["verdict"])
     bad("verdict \"" + verdict + "\" is not what the prover derives (" + again["verdict"].get<std::string>() + ")");
   if (!out.valid || undecided) return out;
+  // A match whose answers are themselves undecided or vacuous re-verified
+  // nothing: an undecided solver must never make a certificate valid.
+  for (const auto& o : a) {
+    const json x = o.value("result", json()), p = o.value("premises", json());
+    const std::string id = o.value("id", std::string("?"));
+    if (!x.is_string() || (x != "sat" && x != "unsat"))
+      out.undecided.push_back(id + ": the re-derivation's Z3 answered " + (x.is_string() ? x.get<std::string>() : "nothing") +
+                              ", as the certificate records — nothing re-verified (a longer --timeout-ms may decide it)");
+    else if (x == "unsat" && p.is_string() && p != "sat")
+      out.undecided.push_back(id + ": the re-derivation's premise check answered " + p.get<std::string>() +
+                              " (not sat: vacuous or undecided), as the certificate records — nothing re-verified");
+  }
+  // A proposition is inconclusive only when its answers decide nothing
+  // (undecided, vacuous, or matching no case of its rule): re-deriving that
+  // verifies nothing either.
+  if (out.undecided.empty() && again["verdict"] == "inconclusive")
+    out.undecided.push_back("the re-derived verdict is inconclusive, as the certificate records: its answers match no "
+                            "case of the verdict rule, so nothing is re-verified");
+  if (!out.undecided.empty()) return out;
   out.checked.push_back("every obligation and the verdict re-derived by the prover");
   out.rederived = true;
   if (solver.is_library()) return out;
