@@ -490,7 +490,9 @@ bool rederive(const json& j, const std::pair<std::string, std::string>& ir, cons
   // (timeout, unknown, error) or decided it only over contradictory premises
   // (vacuous) re-verified nothing for it: the certificate records the same
   // non-answer, and an undecided solver must never make it valid (exit 0).
-  for (const json& o : a) {
+  // (An answer the certificate records otherwise is already in
+  // out.undecided, with the certificate's answer: not reported twice.)
+  for (const json& o : out.undecided.empty() ? a : json::array()) {
     if (!o.is_object() || o.value("how", std::string()) != "smt") continue;
     const json x = o.value("actual", json()), p = o.value("premises", json());
     const std::string id = o.value("id", std::string("?"));
