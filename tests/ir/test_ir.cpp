@@ -6,7 +6,9 @@
 
 #include "support/files.h"
 #include "verifier/cert/certify.h"
+#include "verifier/ir/attributes.h"
 #include "verifier/ir/candidates.h"
+#include "verifier/ir/dialect_table.h"
 #include "verifier/ir/locality.h"
 #include "verifier/ir/recognize.h"
 #include "verifier/ir/split.h"
@@ -420,4 +422,132 @@ TEST(FrontEnd, UpstreamDialectsParseInPrettySyntax) {
   EXPECT_FALSE(v.module.has_value());
   ASSERT_FALSE(v.diags.empty());
   EXPECT_EQ(v.diags[0].rule, "input.verify");
+}
+
+TEST(DialectTables, BuiltinTablesParse) {
+  const ir::DialectTables& t = ir::builtin_dialects();
+  ASSERT_FALSE(t.tables().empty());
+  const ir::OpSpec* adamw = t.find("tessera.adamw");
+  ASSERT_NE(adamw, nullptr);
+  EXPECT_EQ(adamw->role, ir::OpRole::Optimizer);
+  EXPECT_EQ(adamw->body, "adamw");
+  EXPECT_EQ(adamw->operands, (std::vector<std::string>{"W", "g", "m", "v"}));
+  EXPECT_EQ(adamw->operand("m"), 2);
+  // A fused op takes its optimizer's keys (attrs_of) and its own.
+  const ir::OpSpec* fused = t.find("tessera.training.wgrad_adamw");
+  ASSERT_NE(fused, nullptr);
+  EXPECT_EQ(fused->role, ir::OpRole::Fused);
+  EXPECT_TRUE(fused->attrs.count("beta2"));
+  EXPECT_TRUE(fused->attrs.count("epilogue"));
+  EXPECT_EQ(t.table_of("tessera.matmul")->dtype("fp32"), std::optional<std::string>("f32"));
+  EXPECT_EQ(t.table_of("tessera.matmul")->dtype("fp8_e4m3"), std::nullopt);
+  EXPECT_EQ(t.find("tessera.training.wgrad_newton_schulz"), nullptr);  // no family by prefix
+}
+
+TEST(DialectTables, AMisspeltTableIsRefused) {
+  const std::string ok = "dialect: acme\nops:\n  step:\n    role: optimizer\n    attrs: {lr: float}\n";
+  EXPECT_NO_THROW(ir::parse_dialect_table(ok, "acme.yaml"));
+  for (const std::string bad : {"dialect: acme\nops:\n  step:\n    role: optimiser\n",
+                                "dialect: acme\nops:\n  step:\n    role: optimizer\n    attrs: {lr: double}\n",
+                                "dialect: acme\nops:\n  step:\n    role: optimizer\n    bodi: adamw\n",
+                                "dialect: acme\nops:\n  step:\n    role: optimizer\n    body: lion\n",
+                                "dialect: acme\ndtypes: {fp8: f8}\nops: {}\n", "ops: {}\n", "dialect: [\n"})
+    EXPECT_THROW(ir::parse_dialect_table(bad, "acme.yaml"), std::invalid_argument) << bad;
+}
+
+TEST(AttributeBoundary, KindsKeysAndMisspellings) {
+  EXPECT_EQ(ir::nearest_key("splitK", {"split_k", "transposeA"}), "split_k");
+  EXPECT_EQ(ir::nearest_key("grad_clip_scop", {"grad_clip_scope", "lr"}), "grad_clip_scope");
+  EXPECT_EQ(ir::nearest_key("tessera.effect", {"split_k", "lr"}), "");
+  ir::Module m = parse_ok(
+      "func.func @f(%a: tensor<4x4xf32>, %b: tensor<4x4xf32>) -> tensor<4x4xf32> {\n"
+      "  %0 = \"tessera.matmul\"(%a, %b) {transposeA = true, split_k = \"4\", splitK = 4, tessera.full_k = 4 : index,\n"
+      "        numeric_policy = {accum = \"fp32\", acum = \"f32\", storage = 3 : i32}} : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>\n"
+      "  return %0 : tensor<4x4xf32>\n"
+      "}\n");
+  const ir::Op* mm = nullptr;
+  for (const auto& op : m.ops)
+    if (op.name == "tessera.matmul") mm = &op;
+  ASSERT_NE(mm, nullptr);
+  const auto& t = ir::builtin_dialects();
+  auto d = ir::check_attributes(*mm, *t.find(mm->name), *t.table_of(mm->name));
+  std::vector<std::string> rules;
+  for (auto& x : d) rules.push_back(x.rule + " " + x.message.substr(0, x.message.find(' ', 16)));
+  ASSERT_EQ(d.size(), 4u) << ::testing::PrintToString(rules);
+  // split_k = "4": a string where the table says int; splitK: a key it does
+  // not name (did you mean split_k); acum inside numeric_policy; storage = 3.
+  EXPECT_EQ(d[0].rule, "input.attr.key");  // numeric_policy.acum (keys in the order MLIR sorts them)
+  EXPECT_NE(d[0].message.find("did you mean 'accum'"), std::string::npos);
+  EXPECT_EQ(d[1].rule, "input.attr.kind");  // numeric_policy.storage = 3 : i32
+  EXPECT_EQ(d[2].rule, "input.attr.key");  // splitK (MLIR sorts "splitK" before "split_k")
+  EXPECT_NE(d[2].message.find("did you mean 'split_k'"), std::string::npos);
+  EXPECT_EQ(d[3].rule, "input.attr.kind");  // split_k = "4"
+  EXPECT_NE(d[3].message.find("'split_k' = \"4\" is a string"), std::string::npos);
+  // "fp32" reads as f32; an index full_k is a kind the table allows.
+  ir::canonicalize_dtypes(m, t);
+  for (const auto& op : m.ops)
+    if (op.name == "tessera.matmul") EXPECT_EQ(op.attr("numeric_policy")->get("accum")->text, "f32");
+}
+
+TEST(TypedModel, AttributesAndTypesComeFromTypedAccessors) {
+  // An index, a 64-bit integer, an i128 too wide for 64 bits, and element
+  // types read by isBF16() / IntegerType, not by their printed text.
+  ir::Module m = parse_ok(
+      "func.func @f(%a: tensor<4xbf16>, %b: memref<4xsi8>) {\n"
+      "  \"acme.op\"(%a, %b) {k = 64 : index, n = 64 : i64, big = 170141183460469231731687303715884105727 : i128,\n"
+      "                     f = 2.5 : f64, u} : (tensor<4xbf16>, memref<4xsi8>) -> ()\n"
+      "  return\n"
+      "}\n");
+  const ir::Op* op = nullptr;
+  for (const auto& o : m.ops)
+    if (o.name == "acme.op") op = &o;
+  ASSERT_NE(op, nullptr);
+  ASSERT_NE(op->attr("k"), nullptr);
+  EXPECT_TRUE(op->attr("k")->index);
+  EXPECT_EQ(op->attr("k")->ival, 64);
+  EXPECT_FALSE(op->attr("n")->index);
+  EXPECT_EQ(op->attr("n")->ival, 64);
+  EXPECT_EQ(op->attr("n")->type, "i64");
+  EXPECT_EQ(op->attr("big")->kind, ir::Attr::Kind::Int);
+  EXPECT_FALSE(op->attr("big")->fits);
+  EXPECT_EQ(op->attr("big")->num, 0);
+  EXPECT_EQ(op->attr("f")->kind, ir::Attr::Kind::Float);
+  EXPECT_EQ(op->attr("f")->type, "f64");
+  EXPECT_EQ(op->attr("u")->kind, ir::Attr::Kind::Unit);
+  EXPECT_EQ(m.values[op->operands[0]].type.elem, "bf16");
+  EXPECT_EQ(m.values[op->operands[1]].type.elem, "si8");
+  EXPECT_EQ(m.values[op->operands[1]].type.kind, ir::Type::Kind::MemRef);
+}
+
+TEST(Slices, CallsAreFollowedIntoCalleesAndBackOutOfReturns) {
+  ir::Module m = parse_ok(
+      "func.func private @h(%x: tensor<4xf32>) -> tensor<4xf32> {\n"
+      "  %y = arith.negf %x : tensor<4xf32>\n"
+      "  return %y : tensor<4xf32>\n"
+      "}\n"
+      "func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {\n"
+      "  %r = func.call @h(%a) : (tensor<4xf32>) -> tensor<4xf32>\n"
+      "  %s = arith.addf %r, %r : tensor<4xf32>\n"
+      "  return %s : tensor<4xf32>\n"
+      "}\n");
+  int call = -1, neg = -1, add = -1, ret_h = -1;
+  for (const auto& o : m.ops) {
+    if (o.name == "func.call") call = o.id;
+    if (o.name == "arith.negf") neg = o.id;
+    if (o.name == "arith.addf") add = o.id;
+    if (o.is_return && m.funcs[o.func].name == "h") ret_h = o.id;
+  }
+  ASSERT_GE(call, 0);
+  ASSERT_GE(ret_h, 0);
+  EXPECT_GE(m.ops[call].callee, 0);
+  EXPECT_EQ(m.funcs[m.ops[call].callee].name, "h");
+  // %a's use by the call is the callee argument's use by negf.
+  auto in = ir::through_calls(m, m.values[m.ops[call].operands[0]].uses);
+  ASSERT_EQ(in.size(), 1u);
+  EXPECT_EQ(in[0].first, neg);
+  // negf's result is returned: its uses are those of the call's result.
+  auto out = ir::through_calls(m, m.values[m.ops[neg].results[0]].uses);
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(out[0].first, add);
+  EXPECT_EQ(out[1].first, add);
 }

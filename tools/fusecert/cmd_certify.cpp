@@ -14,6 +14,8 @@
 #include "tools/fusecert/commands.h"
 #include "tools/fusecert/progress.h"
 #include "verifier/cert/certify.h"
+#include "verifier/cert/expected.h"
+#include "verifier/ir/split.h"
 
 #ifndef FUSECERT_VERSION
 #define FUSECERT_VERSION "0"
@@ -21,12 +23,44 @@
 
 namespace fusecert::cli {
 
+namespace {
+
+/// --verify-diagnostics: each module (or split) against its own
+/// expected-* comments.
+int verify_diagnostics(const std::vector<std::string>& files, bool split, unsigned timeout_ms) {
+  size_t checked = 0;
+  std::vector<std::string> problems;
+  for (const auto& f : files) {
+    std::string text;
+    try {
+      text = support::read_file(f);
+    } catch (const std::exception& e) {
+      problems.push_back(f + ": error: " + e.what());
+      continue;
+    }
+    std::vector<ir::Split> parts = split ? ir::split_input(text) : std::vector<ir::Split>{{0, 1, text}};
+    std::vector<cert::InputReport> reports = cert::certify_path(f, timeout_ms, split);
+    for (size_t k = 0; k < reports.size(); ++k) {
+      const ir::Split& part = k < parts.size() ? parts[k] : parts.back();
+      auto p = cert::verify_diagnostics(cert::parse_expectations(part.text, part.first_line), reports[k]);
+      problems.insert(problems.end(), p.begin(), p.end());
+      ++checked;
+    }
+  }
+  for (const auto& p : problems) std::cout << p << "\n";
+  std::cout << (problems.empty() ? "diagnostics as expected" : std::to_string(problems.size()) + " mismatch(es)")
+            << " in " << checked << " module(s)\n";
+  return problems.empty() ? 0 : 1;
+}
+
+}  // namespace
+
 void add_certify_command(CLI::App& app, int& exit_code) {
   struct Opts {
     std::vector<std::string> files;
     std::string out, format = "text";
     unsigned timeout_ms = 20000;
-    bool split = false;
+    bool split = false, verify = false;
   };
   auto o = std::make_shared<Opts>();
   CLI::App* cmd = app.add_subcommand(
@@ -38,13 +72,16 @@ void add_certify_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--timeout-ms", o->timeout_ms, "per SMT query; 0 = no limit (default 20000)");
   cmd->add_flag("--split-input-file", o->split,
                 "cut each FILE on '// -----' lines (as mlir-opt does) and check every split as its own module");
+  cmd->add_flag("--verify-diagnostics", o->verify,
+                "check the diagnostics against the files' `// expected-error {{...}}` comments (as mlir-opt "
+                "-verify-diagnostics does): exit 0 when every one is produced and every error expected, else 1");
   auto tree = add_certify_tree_options(cmd);  // folders, globs, --shard, --merge: certify_tree.cpp
   cmd->callback([o, tree, &exit_code]() {
     if (tree->active(o->files)) {
-      if (o->split) {
+      if (o->split || o->verify) {
         // The tree index keys its entries by file; splits are not in it yet.
-        std::cerr << "fusecert certify: error: --split-input-file takes FILE inputs, not a tree run (folders, globs, "
-                     "-r, --shard, --merge, --timestamp)\n";
+        std::cerr << "fusecert certify: error: --split-input-file and --verify-diagnostics take FILE inputs, not a "
+                     "tree run (folders, globs, -r, --shard, --merge, --timestamp)\n";
         exit_code = 2;
         return;
       }
@@ -56,6 +93,15 @@ void add_certify_command(CLI::App& app, int& exit_code) {
     // (issue #7, determinism; tree runs sort the same way).
     std::sort(o->files.begin(), o->files.end());
     o->files.erase(std::unique(o->files.begin(), o->files.end()), o->files.end());
+    if (o->verify) {
+      if (o->files.empty()) {
+        std::cerr << "fusecert certify: error: --verify-diagnostics needs FILE inputs\n";
+        exit_code = 2;
+        return;
+      }
+      exit_code = verify_diagnostics(o->files, o->split, o->timeout_ms);
+      return;
+    }
     std::vector<cert::InputReport> reports;
     if (o->files.empty())
       reports.push_back(cert::certify_text(cert::embedded_training_step(), cert::kEmbeddedName, o->timeout_ms));

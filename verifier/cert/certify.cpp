@@ -15,7 +15,9 @@
 #include "support/diag/sarif.h"
 #include "support/files.h"
 #include "support/sha256.h"
+#include "verifier/ir/attributes.h"
 #include "verifier/ir/candidates.h"
+#include "verifier/ir/dialect_table.h"
 #include "verifier/ir/split.h"
 
 namespace fusecert::cert {
@@ -53,6 +55,8 @@ InputReport certify_module(const std::string& text, const std::string& file, uns
   }
   if (!lr.module) return r;
   r.parsed = true;
+  const ir::DialectTables& tables = ir::builtin_dialects();
+  ir::canonicalize_dtypes(*lr.module, tables);
   const ir::Module& m = *lr.module;
   // NaN, ±inf (an overflowed literal) as a hyper-parameter: rejected here, at
   // the boundary, whether or not a guard reads it (an input error makes every
@@ -75,6 +79,49 @@ InputReport certify_module(const std::string& text, const std::string& file, uns
                                    "weight-gradient producer " + m.ops[c.producer].name +
                                        ": its gradient reaches no optimizer, so there is nothing to fuse into its "
                                        "epilogue"));
+  // The attribute boundary: an op a dialect table lists is read only through
+  // its entry. A value of the wrong kind for a key the entry names, or a key
+  // the entry does not name, is an error on an op of a candidate's slice
+  // (ir::candidate_slice: it may change what the guards read) and a remark
+  // off every slice (it changes no verdict). Each error makes inconclusive
+  // the candidates whose slice holds the op, not the whole module: a bad key
+  // on one candidate's optimizer says nothing about another's.
+  // Collectives' keys are checked by collective_key_problems (P3).
+  // Where no candidate was found, an op matters where a candidate may hide
+  // (as for unknown ops): on the slice of a weight gradient that reaches no
+  // optimizer, or computing the operands of an optimizer a table knows (a
+  // producer whose bad attribute hid it: `transposeA = "true"`).
+  std::vector<std::vector<bool>> slices;
+  for (const auto& c : cands) slices.push_back(ir::candidate_slice(m, {c}));
+  std::vector<bool> matters(m.ops.size(), false);
+  {
+    std::vector<ir::Candidate> hidden = no_optimizer;
+    for (const ir::Op& op : m.ops)
+      if (const ir::OpSpec* s = tables.find(op.name);
+          s && (s->role == ir::OpRole::Optimizer || s->role == ir::OpRole::Fused)) {
+        ir::Candidate h;
+        h.consumer = op.id;
+        hidden.push_back(h);
+      }
+    matters = ir::candidate_slice(m, hidden);
+    for (const auto& sl : slices)
+      for (size_t i = 0; i < sl.size(); ++i) matters[i] = matters[i] || sl[i];
+  }
+  std::vector<std::pair<size_t, int>> attr_errors;  // (index in r.diags, op id)
+  for (const ir::Op& op : m.ops) {
+    const ir::OpSpec* spec = tables.find(op.name);
+    if (!spec || spec->role == ir::OpRole::Collective) continue;
+    const bool on = matters[op.id];
+    for (auto& d : ir::check_attributes(op, *spec, *tables.table_of(op.name))) {
+      if (on) attr_errors.emplace_back(r.diags.size(), op.id);
+      if (!on) {
+        d.severity = diag::Severity::Remark;
+        d.message = d.message.substr(0, d.message.find("; an unknown key")) +
+                    "; the op is off every candidate's slice, so it changes no verdict";
+      }
+      r.diags.push_back(d);
+    }
+  }
   if (cands.empty())
     r.diags.push_back(diag::warning(ir::Loc{file, first_line > 1 ? first_line : 0, 0}, "input.no_candidate",
                                     "no weight-gradient producer → optimizer candidate found (looked for "
@@ -144,11 +191,19 @@ InputReport certify_module(const std::string& text, const std::string& file, uns
   // obligation (P1.module_semantics, missing), so a legal candidate becomes
   // inconclusive by the verdict rule itself and check-cert re-derives the
   // same verdict; an illegal one stays illegal.
-  std::vector<const guards::Diagnostic*> input_errors;
-  for (auto& d : r.diags)
-    if (is_input_rule(d.rule) && d.is_error()) input_errors.push_back(&d);
-  if (!input_errors.empty())
-    for (auto& c : r.candidates) {
+  std::vector<bool> attr_error(r.diags.size(), false);
+  for (const auto& [i, op] : attr_errors) attr_error[i] = true;
+  std::vector<const guards::Diagnostic*> module_errors;
+  for (size_t i = 0; i < r.diags.size(); ++i)
+    if (is_input_rule(r.diags[i].rule) && r.diags[i].is_error() && (i >= attr_error.size() || !attr_error[i]))
+      module_errors.push_back(&r.diags[i]);
+  for (size_t ci = 0; ci < r.candidates.size(); ++ci) {
+    auto& c = r.candidates[ci];
+    std::vector<const guards::Diagnostic*> input_errors = module_errors;
+    for (const auto& [i, op] : attr_errors)
+      if (ci < slices.size() && slices[ci][op]) input_errors.push_back(&r.diags[i]);
+    if (input_errors.empty()) continue;
+    {
       guards::Obligation o;
       o.id = "P1.module_semantics";
       o.proposition = "P1";
@@ -165,6 +220,7 @@ InputReport certify_module(const std::string& text, const std::string& file, uns
       c.verdict = guards::decide(c.obligations);
       if (was_legal && c.verdict != "legal") c.residency.clear();
     }
+  }
   return r;
 }
 

@@ -64,14 +64,32 @@ void guard_k_whole(GuardContext& g) {
   if (p.dialect() == "tessera") {
     const ir::Attr* sk = p.attr("split_k");
     const ir::Attr* fk = p.attr("tessera.full_k");
-    // tessera.full_k is a unit attribute or a boolean: unit / true = K whole,
-    // false = K not whole (illegal), anything else is not a value fusecert
-    // can read (fail closed, never "present means whole").
-    if (fk && fk->kind != ir::Attr::Kind::Unit && fk->kind != ir::Attr::Kind::Bool) {
+    // tessera.full_k is a unit attribute, a boolean or an index: unit / true
+    // = K whole, false = K not whole (illegal), an index = the K extent the
+    // op reduces whole (Tessera's tiling stamps `tessera.full_k = K : index`),
+    // cross-checked against the contraction's token axis (X is [K, M]); any
+    // other value is not one fusecert can read (fail closed, never "present
+    // means whole").
+    const bool fk_index = fk && fk->kind == ir::Attr::Kind::Int && fk->index && fk->fits;
+    if (fk_index && !p.operands.empty()) {
+      const ir::Type& x = g.m.values[p.operands[0]].type;
+      const int64_t k = x.shape.empty() ? -1 : x.shape[0];
+      if (k >= 0 && static_cast<int64_t>(fk->num) != k) {
+        g.structural(id, claim, "missing",
+                     "tessera.full_k = " + fk->text + " on " + p.name + ", but its K (token) extent is " +
+                         std::to_string(k) + " (" + x.text + ")");
+        g.error("P1", id, p.loc,
+                "tessera.full_k = " + fk->text + " states a K extent of " +
+                    std::to_string(static_cast<long long>(fk->num)) + ", but the contraction reduces K = " +
+                    std::to_string(k) + " (" + x.text + "): fusecert cannot tell whether K is reduced whole");
+        return;
+      }
+    }
+    if (fk && !fk_index && fk->kind != ir::Attr::Kind::Unit && fk->kind != ir::Attr::Kind::Bool) {
       g.structural(id, claim, "missing", "tessera.full_k = " + fk->text + " on " + p.name + " is not a unit attribute or a boolean");
       g.error("P1", id, p.loc,
-              "tessera.full_k = " + fk->text + " is not a unit attribute, true or false: fusecert cannot tell whether K is "
-              "reduced whole");
+              "tessera.full_k = " + fk->text + " is not a unit attribute, true, false or an index: fusecert cannot tell "
+              "whether K is reduced whole");
       return;
     }
     const bool fk_false = fk && fk->kind == ir::Attr::Kind::Bool && fk->num == 0;

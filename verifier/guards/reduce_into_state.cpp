@@ -330,7 +330,13 @@ void guard_reduce_into_state(GuardContext& g) {
     // The ranks each collective declares (the identity is proven for two, and
     // so for any R by induction).
     std::string ranks;
-    for (const ir::Op* c : colls) ranks += (ranks.empty() ? "" : ", ") + std::to_string(static_cast<long long>(c->attr("ranks")->num));
+    for (const ir::Op* c : colls) {
+      const ir::Attr* r = c->attr("ranks");
+      const ir::Attr* axis = c->attr("axis");
+      ranks += (ranks.empty() ? "" : ", ") +
+               (r ? std::to_string(static_cast<long long>(r->num))
+                  : "R of mesh axis \"" + (axis ? axis->text : std::string("?")) + "\"");
+    }
     o.evidence = what + " at " + coll.loc.str() + " (" + std::to_string(colls.size()) + " collective(s), ranks " +
                  ranks + "); f = " + b.role + " of " + source;
     if (o.actual == "unsat" && o.definite()) {  // non-vacuous: the premises are satisfiable

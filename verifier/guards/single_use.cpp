@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "verifier/guards/guards.h"
+#include "verifier/ir/dialect_table.h"
 #include "verifier/ir/recognize.h"
 
 namespace fusecert::guards {
@@ -20,11 +21,17 @@ void guard_single_use(GuardContext& g) {
   const std::string claim = "the weight gradient has exactly one use, and it is an optimizer";
   if (c.form == ir::Form::Fused) {
     const ir::Op& f = g.producer();
-    std::string kind = f.name.substr(std::string("tessera.training.wgrad_").size());
+    // The fused op's table entry says which optimizer its epilogue is and
+    // which operands are W and its state.
+    const ir::OpSpec* spec = ir::builtin_dialects().find(f.name);
+    std::string kind = spec ? spec->body : "";
     g.out.recognized = kind;
-    if (f.operands.size() > 2) g.out.weight_value = f.operands[2];
-    size_t nstate = kind == "adamw" ? 2 : (kind == "momentum" || kind == "lion") ? 1 : 0;
-    for (size_t i = 3; i < f.operands.size() && i < 3 + nstate; ++i) g.out.state_values.push_back(f.operands[i]);
+    const int w = spec ? spec->operand("W") : -1;
+    if (w >= 0 && static_cast<size_t>(w) < f.operands.size()) g.out.weight_value = f.operands[w];
+    if (spec)
+      for (size_t i = 0; i < spec->operands.size() && i < f.operands.size(); ++i)
+        if (spec->operands[i] == "m" || spec->operands[i] == "v" || spec->operands[i] == "B")
+          g.out.state_values.push_back(f.operands[i]);
     g.structural(id, claim, "holds",
                  "fused op " + f.name + ": the gradient is internal to the op; its only consumer is the " + kind +
                      " epilogue");

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "verifier/ir/dialect_table.h"
+
 namespace fusecert::ir {
 
 std::string to_string(Form f) {
@@ -14,37 +16,64 @@ std::string to_string(Form f) {
   return "?";
 }
 
-bool is_tessera_optimizer(const std::string& n) {
-  return n == "tessera.adamw" || n == "tessera.sgd" || n == "tessera.momentum" || n == "tessera.lion" ||
-         n == "tessera.adafactor";
+// Which ops are optimizers, collectives or fused producers is the dialect
+// tables' (rules/dialects/*.yaml), not a list of names here.
+namespace {
+bool has_role(const std::string& n, OpRole r) {
+  const OpSpec* s = builtin_dialects().find(n);
+  return s && s->role == r;
 }
+}  // namespace
 
-bool is_known_tessera(const std::string& n) {
-  return is_tessera_optimizer(n) || n == "tessera.matmul" || n == "tessera.add" ||
-         n == "tessera.clip_by_global_norm" || n == "tessera.optim.decay" ||
-         is_tessera_collective(n) || n.rfind("tessera.training.wgrad_", 0) == 0;
-}
+bool is_tessera_optimizer(const std::string& n) { return has_role(n, OpRole::Optimizer); }
 
-bool is_tessera_collective(const std::string& n) { return n == "tessera.all_reduce" || n == "tessera.reduce_scatter"; }
+bool is_known_tessera(const std::string& n) { return builtin_dialects().find(n) != nullptr; }
+
+bool is_tessera_collective(const std::string& n) { return has_role(n, OpRole::Collective); }
+
+namespace {
+bool is_fused_wgrad(const std::string& n) { return has_role(n, OpRole::Fused); }
+}  // namespace
 
 std::vector<KeyProblem> collective_key_problems(const Module& m, const Op& op) {
   std::vector<KeyProblem> out;
+  // Tessera's own spelling (TesseraOps.td, Tessera_CollectiveOp) is
+  // {axis, op}: `op` names the reduction, `axis` the mesh axis whose ranks
+  // take part. fusecert's own is {reduction, ranks}. Either names the
+  // reduction; giving both is ambiguous.
   const Attr* red = op.attr("reduction");
+  const Attr* red_op = op.attr("op");
+  const Attr* axis = op.attr("axis");
+  std::string red_key = "reduction";
+  if (red && red_op) {
+    out.push_back({"op", op.name + ": both 'reduction' and 'op' name the reduction; give one"});
+  } else if (!red && red_op) {
+    red = red_op;
+    red_key = "op";
+  }
   if (!red)
     out.push_back({"reduction", "missing semantic key 'reduction' on " + op.name +
                                     ": fusecert does not assume a default (the element-wise reduction; only \"sum\" "
                                     "is modelled)",
                    true});
   else if (red->kind != Attr::Kind::String || red->text != "sum")
-    out.push_back({"reduction", op.name + ": reduction = " + (red->kind == Attr::Kind::String ? "\"" + red->text + "\"" : red->text) +
+    out.push_back({red_key, op.name + ": " + red_key + " = " + (red->kind == Attr::Kind::String ? "\"" + red->text + "\"" : red->text) +
                                     " is not modelled (only \"sum\")"});
+  if (axis && axis->kind != Attr::Kind::String)
+    out.push_back({"axis", op.name + ": axis = " + axis->text + " is not a string (the mesh axis name)"});
   const Attr* ranks = op.attr("ranks");
-  if (!ranks)
+  // With a mesh axis and no `ranks`, an all-reduce sums over however many
+  // ranks the axis has: the P3 identity is proven for two ranks and holds
+  // for any R by induction, so R is not needed. A reduce-scatter's shard
+  // shape needs R.
+  const bool ranks_from_axis = !ranks && axis && axis->kind == Attr::Kind::String && op.name.size() >= 10 &&
+                               op.name.compare(op.name.size() - 10, 10, "all_reduce") == 0;
+  if (!ranks && !ranks_from_axis)
     out.push_back({"ranks", "missing semantic key 'ranks' on " + op.name +
                                 ": fusecert does not assume a default (the number of ranks R >= 1 the collective "
                                 "reduces over)",
                    true});
-  else if (ranks->kind != Attr::Kind::Int || ranks->num < 1)
+  else if (ranks && (ranks->kind != Attr::Kind::Int || ranks->num < 1))
     out.push_back({"ranks", op.name + ": ranks = " +
                                 (ranks->kind == Attr::Kind::String ? "\"" + ranks->text + "\"" : ranks->text) +
                                 " is not an integer >= 1"});
@@ -53,14 +82,14 @@ std::vector<KeyProblem> collective_key_problems(const Module& m, const Op& op) {
                            std::to_string(op.operands.size()) + " operands, " + std::to_string(op.results.size()) +
                            " results)"});
   for (const auto& [k, v] : op.attrs) {
-    if (k == "reduction" || k == "ranks") continue;
+    if (k == "reduction" || k == "ranks" || k == "op" || k == "axis") continue;
     if (k == "scatter_dim" && op.name == "tessera.reduce_scatter") {
       if (v.kind != Attr::Kind::Int || v.num < 0)
         out.push_back({k, op.name + ": scatter_dim = " + v.text + " is not an integer >= 0"});
       continue;
     }
     out.push_back({k, op.name + ": attribute '" + k +
-                          "' is not a key whose semantics fusecert models (known: reduction, ranks" +
+                          "' is not a key whose semantics fusecert models (known: reduction or op, ranks, axis" +
                           std::string(op.name == "tessera.reduce_scatter" ? ", scatter_dim" : "") +
                           "); an unknown key may change what the collective computes, so it is not ignored"});
   }
@@ -113,6 +142,34 @@ std::vector<int> inputs(const Op& op) {
 std::vector<int> inits(const Op& op) {
   if (op.num_inputs < 0 || static_cast<size_t>(op.num_inputs) > op.operands.size()) return {};
   return {op.operands.begin() + op.num_inputs, op.operands.end()};
+}
+
+std::vector<std::pair<int, int>> through_calls(const Module& m, const std::vector<std::pair<int, int>>& uses) {
+  std::vector<std::pair<int, int>> out;
+  std::vector<std::pair<int, int>> work(uses.rbegin(), uses.rend());
+  std::vector<std::pair<int, int>> seen;
+  while (!work.empty()) {
+    auto u = work.back();
+    work.pop_back();
+    if (std::find(seen.begin(), seen.end(), u) != seen.end()) continue;  // recursion
+    seen.push_back(u);
+    const Op& op = m.ops[u.first];
+    std::vector<std::pair<int, int>> next;
+    if (op.callee >= 0 && static_cast<size_t>(u.second) < m.funcs[op.callee].args.size()) {
+      // The callee's argument stands for the operand: its uses are the value's.
+      next = m.values[m.funcs[op.callee].args[u.second]].uses;
+    } else if (op.is_return && op.func >= 0) {
+      // Returned: the value's uses are those of every call's result.
+      for (const Op& call : m.ops)
+        if (call.callee == op.func && static_cast<size_t>(u.second) < call.results.size())
+          for (auto& r : m.values[call.results[u.second]].uses) next.push_back(r);
+    } else {
+      out.push_back(u);
+      continue;
+    }
+    for (auto it = next.rbegin(); it != next.rend(); ++it) work.push_back(*it);
+  }
+  return out;
 }
 
 namespace {
@@ -170,7 +227,9 @@ bool is_wgrad_producer(const Module& m, const Op& op) {
     return d >= 0 && m.ops[d].name == "linalg.transpose";
   }
   if (op.name == "linalg.generic") return is_kmajor_contraction(op);
-  if (op.name == "tessera.matmul") {
+  if (has_role(op.name, OpRole::Contraction)) {
+    // A table contraction computes Xᵀ·dY when its first operand is read
+    // transposed (dW = Xᵀ·dY, tokens = K).
     const Attr* t = op.attr("transposeA");
     return t && t->kind == Attr::Kind::Bool && t->num != 0;
   }
@@ -181,12 +240,13 @@ std::vector<std::pair<int, int>> uses_of(const Module& m, int v, int producer) {
   std::vector<std::pair<int, int>> out;
   for (auto& u : m.values[v].uses) {
     if (u.first == producer) continue;
-    if (m.ops[u.first].index < m.ops[producer].index) continue;  // e.g. the zero fill of the gradient buffer
+    if (m.ops[u.first].func == m.ops[producer].func && m.ops[u.first].index < m.ops[producer].index)
+      continue;  // e.g. the zero fill of the gradient buffer
     const std::string& n = m.ops[u.first].name;
     if (n == "memref.dealloc") continue;
     out.push_back(u);
   }
-  return out;
+  return through_calls(m, out);
 }
 
 bool may_be_optimizer(const Op& op) { return is_tessera_optimizer(op.name) || op.name == "linalg.generic"; }
@@ -196,7 +256,7 @@ int find_downstream(const Module& m, int op_id, int depth = 0) {
   if (depth > 4) return -1;
   const Op& op = m.ops[op_id];
   for (int r : op.results)
-    for (auto& u : m.values[r].uses) {
+    for (auto& u : through_calls(m, m.values[r].uses)) {
       if (may_be_optimizer(m.ops[u.first])) return u.first;
       int d = find_downstream(m, u.first, depth + 1);
       if (d >= 0) return d;
@@ -214,14 +274,14 @@ std::vector<Candidate> find_candidates(const Module& m, std::vector<Candidate>* 
       Candidate c;
       c.func = op.func;
       c.producer = id;
-      if (op.name.rfind("tessera.training.wgrad_", 0) == 0) {
+      if (is_fused_wgrad(op.name)) {
         c.form = Form::Fused;
         c.consumer = id;
         out.push_back(c);
         continue;
       }
       if (!is_wgrad_producer(m, op)) continue;
-      c.form = op.dialect() == "tessera" ? Form::Tessera : Form::Linalg;
+      c.form = builtin_dialects().find(op.name) ? Form::Tessera : Form::Linalg;
       if (!op.results.empty()) {
         c.result_no = 0;
         c.grad = op.results[0];
@@ -266,7 +326,7 @@ std::vector<diag::Diagnostic> unknown_ops(const Module& m) {
   std::vector<diag::Diagnostic> out;
   for (const Op& op : m.ops) {
     if (op.registered) continue;
-    if (op.dialect() == "tessera" && is_known_tessera(op.name)) continue;
+    if (is_known_tessera(op.name)) continue;
     out.push_back(diag::error(op.loc, "input.unknown_op",
                               "unknown op '" + op.name + "': fusecert has no semantics for it (it may read or write "
                               "any buffer), so no candidate in this module can be certified"));
@@ -274,10 +334,79 @@ std::vector<diag::Diagnostic> unknown_ops(const Module& m) {
   return out;
 }
 
+std::vector<bool> candidate_slice(const Module& m, const std::vector<Candidate>& cands) {
+  std::vector<bool> on(m.ops.size(), false);
+  std::vector<bool> seen(m.values.size(), false);
+  std::vector<int> work;
+  // Forward from every gradient: whatever reads it, directly or not, across
+  // calls and returns.
+  for (const auto& c : cands)
+    if (c.grad >= 0) work.push_back(c.grad);
+  while (!work.empty()) {
+    int v = work.back();
+    work.pop_back();
+    if (v < 0 || seen[v]) continue;
+    seen[v] = true;
+    for (const auto& u : through_calls(m, m.values[v].uses)) {
+      on[u.first] = true;
+      for (int r : m.ops[u.first].results) work.push_back(r);
+    }
+  }
+  // Backward from the operands of the producer and of the consumer (X, dY,
+  // W, the state): whatever computes them. Their direct readers are on the
+  // slice too (an op that reads or writes W or its state beside the update).
+  std::fill(seen.begin(), seen.end(), false);
+  for (const auto& c : cands)
+    for (int id : {c.producer, c.consumer, c.downstream, c.split_reduce}) {
+      if (id < 0) continue;
+      on[id] = true;
+      for (int o : m.ops[id].operands) {
+        work.push_back(o);
+        if (id == c.consumer || id == c.downstream)
+          for (const auto& u : through_calls(m, m.values[o].uses)) on[u.first] = true;
+      }
+    }
+  while (!work.empty()) {
+    int v = work.back();
+    work.pop_back();
+    if (v < 0 || seen[v]) continue;
+    seen[v] = true;
+    int d = m.values[v].def_op;
+    if (d < 0) continue;
+    on[d] = true;
+    for (int o : m.ops[d].operands) work.push_back(o);
+  }
+  // An unknown op on buffers may write any of them (an alias of W, of the
+  // gradient buffer): in a module with a bufferized candidate it is on the
+  // slice wherever it is.
+  for (const auto& c : cands)
+    if (c.form == Form::Bufferized)
+      for (const Op& op : m.ops)
+        for (int o : op.operands)
+          if (m.values[o].type.kind == Type::Kind::MemRef) on[op.id] = true;
+  return on;
+}
+
 std::vector<diag::Diagnostic> unknown_op_diags(const Module& m, const std::vector<Candidate>& cands,
-                                        const std::vector<Candidate>& no_optimizer) {
+                                               const std::vector<Candidate>& no_optimizer) {
   std::vector<diag::Diagnostic> out = unknown_ops(m);
-  if (!cands.empty() || out.empty()) return out;
+  if (out.empty()) return out;
+  std::vector<int> unknown;
+  for (const Op& op : m.ops)
+    if (!op.registered && !is_known_tessera(op.name)) unknown.push_back(op.id);
+  if (!cands.empty()) {
+    // With candidates: an unknown op is an error on a candidate's slice
+    // (candidate_slice) and a note off it.
+    const std::vector<bool> on = candidate_slice(m, cands);
+    for (size_t i = 0; i < out.size() && i < unknown.size(); ++i) {
+      if (on[unknown[i]]) continue;
+      out[i].severity = diag::Severity::Remark;
+      out[i].message = "unknown op '" + m.ops[unknown[i]].name +
+                       "': fusecert has no semantics for it; it neither reads nor computes any candidate's gradient, "
+                       "weight or state, so it is off every candidate's slice";
+    }
+    return out;
+  }
   // No candidate: an unknown op matters only where a candidate may hide.
   std::vector<bool> near(m.ops.size(), false);
   // Forward from every weight gradient that reached no known optimizer: an
@@ -291,7 +420,7 @@ std::vector<diag::Diagnostic> unknown_op_diags(const Module& m, const std::vecto
     work.pop_back();
     if (v < 0 || seen[v]) continue;
     seen[v] = true;
-    for (const auto& u : m.values[v].uses) {
+    for (const auto& u : through_calls(m, m.values[v].uses)) {
       near[u.first] = true;
       for (int r : m.ops[u.first].results) work.push_back(r);
     }
@@ -311,9 +440,6 @@ std::vector<diag::Diagnostic> unknown_op_diags(const Module& m, const std::vecto
     near[d] = true;
     for (int o : m.ops[d].operands) work.push_back(o);
   }
-  std::vector<int> unknown;
-  for (const Op& op : m.ops)
-    if (!op.registered && !(op.dialect() == "tessera" && is_known_tessera(op.name))) unknown.push_back(op.id);
   for (size_t i = 0; i < out.size() && i < unknown.size(); ++i) {
     if (near[unknown[i]]) continue;
     out[i].severity = diag::Severity::Remark;

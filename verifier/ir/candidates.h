@@ -65,10 +65,17 @@ std::vector<Candidate> find_candidates(const Module& m, std::vector<Candidate>* 
 /// as error diagnostics: an unknown op may read or write any buffer.
 std::vector<diag::Diagnostic> unknown_ops(const Module& m);
 
+/// The ops on some candidate's slice (indexed by op id): every op the
+/// gradient reaches (across func.call into callees and back through their
+/// returns), every op that computes, directly or not, an operand of the
+/// producer or of the consumer (X, dY, W, the state), every direct reader of
+/// the consumer's operands, and, with a bufferized candidate, every op on
+/// buffers (it may write an alias of any of them).
+std::vector<bool> candidate_slice(const Module& m, const std::vector<Candidate>& cands);
+
 /// unknown_ops, each an error where it may be on a candidate's slice and a
-/// remark elsewhere. With a candidate in the module every unknown op stays an
-/// error (fusecert does not slice candidates yet: an unknown op may read or
-/// write any buffer). Without one, an unknown op is an error only when a
+/// remark elsewhere. With candidates, an unknown op is an error on
+/// candidate_slice and a remark off it. Without one, an unknown op is an error only when a
 /// weight gradient reaches it (it may be that gradient's optimizer) or it
 /// computes, directly or not, the gradient operand of an optimizer a table
 /// knows (it may be a weight-gradient producer fusecert cannot see); any
@@ -80,6 +87,13 @@ std::vector<diag::Diagnostic> unknown_op_diags(const Module& m, const std::vecto
 /// closed, like an unknown op), skipping the op ids in `reported` (the
 /// collectives the P3 guard already reported with its own diagnostics).
 std::vector<diag::Diagnostic> collective_key_diags(const Module& m, const std::vector<int>& reported);
+
+/// `uses` with every use by a call (CallOpInterface) to a function of the
+/// module replaced by the uses of the callee's argument, and every use by a
+/// function's return replaced by the uses of each call's result, followed
+/// transitively: the slice of a value across func.call (optax emits private
+/// helpers). A use by an external callee stays a use of the call.
+std::vector<std::pair<int, int>> through_calls(const Module& m, const std::vector<std::pair<int, int>>& uses);
 
 /// The DPS init operands of a linalg op (value ids).
 std::vector<int> inits(const Op& op);

@@ -21,6 +21,7 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Verifier.h"
+#include "mlir/Interfaces/CallInterfaces.h"
 #include "mlir/Parser/Parser.h"
 #include "verifier/ir/dialects.h"
 #include "verifier/ir/input_bounds.h"
@@ -60,7 +61,20 @@ double f32_literal(float f) {
   return std::strtod(buf, nullptr);
 }
 
-std::string elem_name(mlir::Type t) { return print(t); }
+/// A scalar type's name from the typed accessors (isF32(), isBF16(), ...).
+/// The printed form is kept only for types fusecert has no semantics for
+/// (f8 variants, complex, ...): it names them in messages and never equals
+/// a dtype a guard accepts.
+std::string elem_name(mlir::Type t) {
+  if (t.isF64()) return "f64";
+  if (t.isF32()) return "f32";
+  if (t.isBF16()) return "bf16";
+  if (t.isF16()) return "f16";
+  if (t.isIndex()) return "index";
+  if (auto it = mlir::dyn_cast<mlir::IntegerType>(t))
+    return std::string(it.isSigned() ? "si" : it.isUnsigned() ? "ui" : "i") + std::to_string(it.getWidth());
+  return print(t);
+}
 
 Type to_type(mlir::Type t) {
   Type out;
@@ -74,7 +88,7 @@ Type to_type(mlir::Type t) {
       for (int64_t d : st.getShape()) out.shape.push_back(mlir::ShapedType::isDynamic(d) ? -1 : d);
   } else if (t.isIntOrIndexOrFloat()) {
     out.kind = Type::Kind::Scalar;
-    out.elem = out.text;
+    out.elem = elem_name(t);
   }
   return out;
 }
@@ -89,11 +103,19 @@ Attr to_attr(mlir::Attribute a) {
     out.num = b.getValue() ? 1 : 0;
   } else if (auto i = mlir::dyn_cast<mlir::IntegerAttr>(a)) {
     out.kind = Attr::Kind::Int;
-    out.num = static_cast<double>(i.getValue().getSExtValue());
-    out.type = print(i.getType());
+    out.index = i.getType().isIndex();
+    out.type = elem_name(i.getType());
+    // getSExtValue() is undefined past 64 bits (an i128 literal): such a
+    // value is an integer fusecert cannot read, never a truncated one.
+    const llvm::APInt& v = i.getValue();
+    out.fits = v.getSignificantBits() <= 64;
+    if (out.fits) {
+      out.ival = v.getSExtValue();
+      out.num = static_cast<double>(out.ival);
+    }
   } else if (auto f = mlir::dyn_cast<mlir::FloatAttr>(a)) {
     out.kind = Attr::Kind::Float;
-    out.type = print(f.getType());
+    out.type = elem_name(f.getType());
     out.num = f.getType().isF32() ? f32_literal(f.getValue().convertToFloat()) : f.getValueAsDouble();
   } else if (mlir::isa<mlir::UnitAttr>(a)) {
     out.kind = Attr::Kind::Unit;
@@ -144,6 +166,7 @@ AffineMap to_map(mlir::AffineMap m) {
 
 struct Translator {
   Module mod;
+  std::vector<std::pair<int, std::string>> calls;  // (op id, callee symbol), resolved after the walk
   std::unordered_map<const void*, int> value_ids;  // mlir::Value opaque pointer → id
 
   int value_id(mlir::Value v) {
@@ -238,6 +261,11 @@ struct Translator {
     } else if (auto d = mlir::dyn_cast<mlir::DestinationStyleOpInterface>(op)) {
       o.num_inputs = static_cast<int>(d.getNumDpsInputs());
     }
+    if (auto call = mlir::dyn_cast<mlir::CallOpInterface>(op)) {
+      if (auto sym = mlir::dyn_cast_if_present<mlir::SymbolRefAttr>(call.getCallableForCallee()))
+        calls.emplace_back(o.id, sym.getLeafReference().str());
+    }
+    o.is_return = mlir::isa<mlir::func::ReturnOp>(op);
     const int oid = o.id;
     const std::string oname = o.name;
     mod.ops.push_back(std::move(o));
@@ -327,10 +355,16 @@ LoadResult parse_mlir(const std::string& text, const std::string& filename) {
     fn.loc = to_loc(f.getLoc());
     int id = static_cast<int>(t.mod.funcs.size());
     t.mod.funcs.push_back(fn);
-    if (f.isExternal()) return;
+    if (f.isExternal()) {
+      t.mod.funcs[id].external = true;
+      return;
+    }
     for (auto a : f.getArguments()) t.mod.funcs[id].args.push_back(t.value_id(a));
     for (auto& op : f.getBody().front()) t.visit(&op, id);
   });
+  for (const auto& [op, name] : t.calls)
+    for (size_t f = 0; f < t.mod.funcs.size(); ++f)
+      if (t.mod.funcs[f].name == name && !t.mod.funcs[f].external) t.mod.ops[op].callee = static_cast<int>(f);
   res.module = std::move(t.mod);
   return res;
 }

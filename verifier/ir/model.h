@@ -21,13 +21,20 @@ using Loc = diag::Location;
 
 struct AttrEntry;
 
-/// An attribute value, typed just enough for the semantic keys we read.
+/// An attribute value, read from MLIR's typed attributes (StringAttr,
+/// BoolAttr, IntegerAttr, FloatAttr, UnitAttr, DictionaryAttr, ArrayAttr,
+/// SymbolRefAttr) by their accessors. Kind, integer width and the index
+/// type come from the typed attribute, never from its printed form; `text`
+/// is for messages only (and a String's contents).
 struct Attr {
   enum class Kind { String, Int, Float, Bool, Unit, Dict, Array, Symbol, Other };
   Kind kind = Kind::Other;
-  std::string text;   ///< string contents (String) or MLIR's printed form (Symbol: "@name")
+  std::string text;   ///< string contents (String); otherwise MLIR's printed form, for messages only
   double num = 0;     ///< Int / Float / Bool value (f32 floats: shortest decimal that round-trips)
-  std::string type;   ///< element type of Int/Float ("f32", "i64"), empty otherwise
+  int64_t ival = 0;   ///< Int: the exact value (when `fits`)
+  bool index = false; ///< Int: of type `index` (IntegerAttr::getType().isIndex())
+  bool fits = true;   ///< Int: the value fits in 64 signed bits (else `ival`/`num` are 0)
+  std::string type;   ///< element type of Int/Float ("f32", "i64", "index"), empty otherwise
   std::vector<AttrEntry> items;  ///< Dict entries / Array elements (name "" in arrays)
   const Attr* get(const std::string& key) const;
 };
@@ -126,6 +133,10 @@ struct Op {
   std::vector<AffineMap> maps;               ///< linalg indexing maps (inputs then inits)
   std::vector<std::string> iterators;        ///< "parallel" | "reduction"
   std::optional<Body> body;                  ///< linalg.generic only
+  /// A call (CallOpInterface: func.call, ...) to a function of this module:
+  /// its index in Module::funcs; -1 otherwise (indirect, or external).
+  int callee = -1;
+  bool is_return = false;                    ///< a function's terminator (func.return)
 
   const Attr* attr(const std::string& key) const {
     for (auto& [k, v] : attrs)
@@ -138,6 +149,7 @@ struct Op {
 struct Func {
   std::string name;
   Loc loc;
+  bool external = false;  ///< a declaration without a body
   std::vector<int> args;  ///< value ids
   std::vector<int> ops;   ///< op ids in program order (pre-order, nested regions included)
 };

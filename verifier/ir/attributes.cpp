@@ -1,0 +1,150 @@
+#include "verifier/ir/attributes.h"
+
+#include <algorithm>
+#include <cctype>
+
+namespace fusecert::ir {
+
+namespace {
+
+bool has_kind(const Attr& a, AttrKind k) {
+  switch (k) {
+    case AttrKind::Unit: return a.kind == Attr::Kind::Unit;
+    case AttrKind::Bool: return a.kind == Attr::Kind::Bool;
+    case AttrKind::Int: return a.kind == Attr::Kind::Int && !a.index && a.fits;
+    case AttrKind::Index: return a.kind == Attr::Kind::Int && a.index && a.fits;
+    case AttrKind::Float: return a.kind == Attr::Kind::Float;
+    case AttrKind::String:
+    case AttrKind::Dtype: return a.kind == Attr::Kind::String;
+    case AttrKind::Symbol: return a.kind == Attr::Kind::Symbol;
+    case AttrKind::Dict: return a.kind == Attr::Kind::Dict;
+  }
+  return false;
+}
+
+std::string kind_of_value(const Attr& a) {
+  switch (a.kind) {
+    case Attr::Kind::String: return "a string";
+    case Attr::Kind::Int:
+      if (!a.fits) return "an integer wider than 64 bits (" + a.type + ")";
+      return a.index ? "an index" : "an integer (" + a.type + ")";
+    case Attr::Kind::Float: return "a float (" + a.type + ")";
+    case Attr::Kind::Bool: return "a boolean";
+    case Attr::Kind::Unit: return "a unit attribute";
+    case Attr::Kind::Dict: return "a dictionary";
+    case Attr::Kind::Array: return "an array";
+    case Attr::Kind::Symbol: return "a symbol";
+    case Attr::Kind::Other: return "an attribute of another kind";
+  }
+  return "?";
+}
+
+std::string kinds_text(const KeySpec& k) {
+  std::string out;
+  for (size_t i = 0; i < k.kinds.size(); ++i)
+    out += (i == 0 ? "" : i + 1 == k.kinds.size() ? " or " : ", ") + to_string(k.kinds[i]);
+  return out;
+}
+
+std::string shown(const Attr& a) { return a.kind == Attr::Kind::String ? "\"" + a.text + "\"" : a.text; }
+
+std::string squash(const std::string& s) {
+  std::string out;
+  for (char c : s)
+    if (c != '_' && c != '.' && c != '-') out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+size_t edits(const std::string& a, const std::string& b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diag = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
+
+void check(const Op& op, const std::string& path, const Attr& a, const KeySpec& spec, const DialectTable& table,
+           std::vector<diag::Diagnostic>& out) {
+  if (std::none_of(spec.kinds.begin(), spec.kinds.end(), [&](AttrKind k) { return has_kind(a, k); })) {
+    out.push_back(diag::error(op.loc, "input.attr.kind",
+                   op.name + ": attribute '" + path + "' = " + shown(a) + " is " + kind_of_value(a) + "; the " +
+                       table.dialect + " table (" + table.source + ") gives '" + path + "' the kind " +
+                       kinds_text(spec) + ", so fusecert cannot read it"));
+    return;
+  }
+  if (a.kind != Attr::Kind::Dict) return;
+  std::vector<std::string> known;
+  for (const auto& [k, v] : spec.entries) known.push_back(k);
+  for (const auto& [k, v] : a.items) {
+    auto it = spec.entries.find(k);
+    if (it == spec.entries.end()) {
+      std::string near = nearest_key(k, known);
+      std::string all;
+      for (const auto& n : known) all += (all.empty() ? "" : ", ") + n;
+      out.push_back(diag::error(op.loc, "input.attr.key",
+                     op.name + ": '" + path + "." + k + "' is not a key the " + table.dialect + " table gives " +
+                         path + (near.empty() ? "" : " (did you mean '" + near + "'?)") + "; known: " + all));
+      continue;
+    }
+    check(op, path + "." + k, v, it->second, table, out);
+  }
+}
+
+}  // namespace
+
+std::string nearest_key(const std::string& key, const std::vector<std::string>& known) {
+  std::string best;
+  size_t best_d = 3;
+  for (const auto& k : known) {
+    if (squash(k) == squash(key)) return k;
+    size_t d = edits(key, k);
+    if (d < best_d) best_d = d, best = k;
+  }
+  return best;
+}
+
+std::vector<diag::Diagnostic> check_attributes(const Op& op, const OpSpec& spec, const DialectTable& table) {
+  std::vector<diag::Diagnostic> out;
+  std::vector<std::string> known;
+  for (const auto& [k, v] : spec.attrs) known.push_back(k);
+  for (const auto& [k, v] : op.attrs) {
+    auto it = spec.attrs.find(k);
+    if (it == spec.attrs.end()) {
+      std::string near = nearest_key(k, known);
+      out.push_back(diag::error(op.loc, "input.attr.key",
+                     op.name + ": attribute '" + k + "' is not a key the " + table.dialect + " table (" + table.source +
+                         ") gives " + op.name + (near.empty() ? "" : " (did you mean '" + near + "'?)") +
+                         "; an unknown key may change what the op computes, so it is not ignored"));
+      continue;
+    }
+    check(op, k, v, it->second, table, out);
+  }
+  return out;
+}
+
+void canonicalize_dtypes(Module& m, const DialectTables& tables) {
+  for (Op& op : m.ops) {
+    const OpSpec* spec = tables.find(op.name);
+    const DialectTable* table = spec ? tables.table_of(op.name) : nullptr;
+    if (!spec || !table) continue;
+    auto fix = [&](auto& self, Attr& a, const KeySpec& k) -> void {
+      if (a.kind == Attr::Kind::String && std::find(k.kinds.begin(), k.kinds.end(), AttrKind::Dtype) != k.kinds.end()) {
+        if (auto d = table->dtype(a.text)) a.text = *d;
+      } else if (a.kind == Attr::Kind::Dict) {
+        for (auto& [key, v] : a.items)
+          if (auto it = k.entries.find(key); it != k.entries.end()) self(self, v, it->second);
+      }
+    };
+    for (auto& [key, v] : op.attrs)
+      if (auto it = spec->attrs.find(key); it != spec->attrs.end()) fix(fix, v, it->second);
+  }
+}
+
+}  // namespace fusecert::ir
