@@ -89,7 +89,7 @@ void guard_accumulator(GuardContext& g) {
   if (cons->dialect() == "tessera") {
     // SGD keeps no state, so nothing can mask the gain and the key is
     // optional; when it is declared anyway its value is still checked.
-    const bool stateless = g.out.recognized == "sgd";
+    const bool stateless = g.facts.optimizer == "sgd";
     if (stateless && !cons->attr("state_dtype")) return;
     const ir::Attr* sd = g.require(*cons, "state_dtype", "P6", "P6.state_dtype", "the element type of the optimizer state, e.g. \"f32\"");
     if (!sd) return;
@@ -103,8 +103,8 @@ void guard_accumulator(GuardContext& g) {
     }
     if (stateless) return;
     state = sd->text;
-  } else if (!g.out.state_values.empty()) {
-    state = g.m.values[g.out.state_values[0]].type.elem;
+  } else if (!g.facts.state_values.empty()) {
+    state = g.m.values[g.facts.state_values[0]].type.elem;
   } else {
     return;
   }

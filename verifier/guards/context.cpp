@@ -79,6 +79,30 @@ Obligation& GuardContext::smt(const std::string& id, const std::string& claim, s
       seen[text.get()] = {text, r};
     }
   }
+  return record(o, r);
+}
+
+Obligation& GuardContext::smt_answered(const std::string& id, const std::string& claim, const std::string& smt2,
+                                       const std::string& expected, const std::string& logic,
+                                       const smt::CheckResult& r) {
+  const ObligationSpec* spec = find_obligation(id);
+  if (!spec || !spec->decides || std::string(spec->how) != "smt" || expected != spec->expected)
+    throw std::logic_error("obligation " + id + " (smt) disagrees with verifier/guards/obligations.h");
+  Obligation o;
+  o.id = id;
+  o.proposition = id.substr(0, id.find('.'));
+  o.how = "smt";
+  o.claim = claim;
+  o.decides = true;
+  o.expected = expected;
+  o.smt2 = std::make_shared<const std::string>(smt2);
+  o.logic = logic;
+  o.fp_exp = smt2.find("(_ FloatingPoint 8 8)") != std::string::npos ||
+             smt2.find("(_ FloatingPoint 5 11)") != std::string::npos;
+  return record(o, r);
+}
+
+Obligation& GuardContext::record(Obligation& o, const smt::CheckResult& r) {
   o.actual = std::string(smt::to_string(r.answer));
   if (r.premises) o.premises = std::string(smt::to_string(*r.premises));
   o.time_ms = r.time_ms;
@@ -161,7 +185,14 @@ CandidateReport check_candidate(const ir::Module& m, const ir::Candidate& c, uns
     r.consumer_op = m.ops[cons].name;
     r.consumer_loc = m.ops[cons].loc;
   }
-  GuardContext g{m, c, timeout_ms, r};
+  // Facts first, once; every guard gets them read-only.
+  const Facts facts = compute_facts(m, c, timeout_ms);
+  r.recognized = facts.optimizer;
+  r.weight_value = facts.weight_value;
+  r.state_values = facts.state_values;
+  r.roles = facts.roles;
+  r.outputs = facts.outputs;
+  GuardContext g{m, c, timeout_ms, facts, r};
   guard_single_use(g);
   guard_k_whole(g);
   guard_clip_scope(g);

@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "verifier/guards/facts.h"
 #include "verifier/ir/candidates.h"
 #include "verifier/ir/model.h"
 #include "support/diag/diagnostic.h"
@@ -70,6 +71,8 @@ struct CandidateReport {
   std::string function;
   std::string producer_op, consumer_op;
   ir::Loc producer_loc, consumer_loc;
+  // Copied from the candidate's Facts for the report and the certificate;
+  // guards read the Facts, never these.
   std::string recognized;              ///< optimizer the consumer was proven (or declared, tessera) to be
   std::string residency;               ///< "tile" | "layer" | "" (not decided)
   int weight_value = -1;               ///< the weight W the consumer updates (value id)
@@ -83,10 +86,14 @@ struct CandidateReport {
   std::optional<Counterexample> counterexample;
 };
 
+/// What a guard sees: the module, the candidate and its facts (computed
+/// once, before any guard, and read-only), and the report it appends its
+/// obligations and diagnostics to. No guard reads what another wrote.
 struct GuardContext {
   const ir::Module& m;
   const ir::Candidate& c;
   unsigned timeout_ms;
+  const Facts& facts;
   CandidateReport& out;
 
   const ir::Op& producer() const { return m.ops[c.producer]; }
@@ -102,6 +109,11 @@ struct GuardContext {
                   const std::string& expected, const std::string& logic, bool decides = true) {
     return smt(id, claim, std::make_shared<const std::string>(smt2), expected, logic, decides);
   }
+  /// Adds an SMT obligation already solved (the facts' recognition query).
+  Obligation& smt_answered(const std::string& id, const std::string& claim, const std::string& smt2,
+                           const std::string& expected, const std::string& logic, const smt::CheckResult& r);
+  /// Fills `o` from the solver's answer and appends it.
+  Obligation& record(Obligation& o, const smt::CheckResult& r);
   /// A diagnostic of proposition `prop` under the rule `rule` (an obligation
   /// id of that proposition: the proposition is its prefix).
   Diagnostic& error(const std::string& prop, const std::string& rule, const ir::Loc& loc, const std::string& msg);

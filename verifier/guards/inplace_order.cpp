@@ -51,7 +51,7 @@ void guard_inplace_order(GuardContext& g) {
     for (int v : ir::inits(*cons))
       if (is_memref(g.m, v)) written.push_back(v);
   } else if (cons->results.empty()) {
-    int w = g.out.weight_value;
+    int w = g.facts.weight_value;
     if (is_memref(g.m, w)) written.push_back(w);
   }
   if (written.empty()) {
@@ -60,7 +60,7 @@ void guard_inplace_order(GuardContext& g) {
                  "reads the old W");
     return;
   }
-  const int W = std::find(written.begin(), written.end(), g.out.weight_value) != written.end() ? g.out.weight_value
+  const int W = std::find(written.begin(), written.end(), g.facts.weight_value) != written.end() ? g.facts.weight_value
                                                                                                 : written.front();
   // Reads of W happen through W itself or through any alias of it: a view
   // (subview, cast, reinterpret_cast, expand/collapse_shape, transpose, view,

@@ -66,7 +66,7 @@ void guard_locality(GuardContext& g) {
       return;
     }
     ir::Locality use = *decl;
-    std::string kind = g.out.recognized;
+    std::string kind = g.facts.optimizer;
     if (ir::rank(intrinsic(kind)) > ir::rank(*decl)) {
       use = intrinsic(kind);
       g.warning("P9", id, cons->loc,
@@ -75,7 +75,7 @@ void guard_locality(GuardContext& g) {
     }
     std::vector<int64_t> shape;
     if (g.c.grad >= 0) shape = g.m.values[g.c.grad].type.shape;
-    else if (g.out.weight_value >= 0) shape = g.m.values[g.out.weight_value].type.shape;
+    else if (g.facts.weight_value >= 0) shape = g.m.values[g.facts.weight_value].type.shape;
     if (shape.size() != 2) shape = {-1, -1};
     prob = ir::problem_for(use, shape);
     source = "state_locality = \"" + ir::to_string(use) + "\" on " + cons->name;

@@ -295,24 +295,24 @@ void guard_reduce_into_state(GuardContext& g) {
     std::string source;
     if (generic) {
       if (!cons->body) b.why_not = "the linalg.generic has no body";
-      else b = body_query(*cons, g.c.consumer_operand, g.out.roles, g.out.outputs, i);
+      else b = body_query(*cons, g.c.consumer_operand, g.facts.roles, g.facts.outputs, i);
       source = "the linalg.generic body";
     } else {
       std::vector<std::string> missing;
-      b = reference_query(*cons, g.out.recognized, i, missing);
+      b = reference_query(*cons, g.facts.optimizer, i, missing);
       if (!missing.empty()) {
         std::string keys;
         for (auto& k : missing) keys += (keys.empty() ? "" : ", ") + k;
         g.structural(id, "the hyper-parameters of " + b.role + "'s reference update are declared on " + cons->name,
                      "missing", "attribute(s) " + keys + " absent on " + cons->name + " at " + cons->loc.str());
         g.error("P3", id, cons->loc,
-                "missing semantic key(s) " + keys + " on " + cons->name + ": the " + g.out.recognized +
+                "missing semantic key(s) " + keys + " on " + cons->name + ": the " + g.facts.optimizer +
                     " reference update of " + b.role + " (reduced by " + coll.name + " at " + coll.loc.str() +
                     ") needs them; fusecert does not assume a default")
             .notes.push_back(g.producer_note("weight-gradient producer of this candidate"));
         continue;
       }
-      source = "the " + g.out.recognized + " reference update (verifier/model/optimizer.h) with the declared "
+      source = "the " + g.facts.optimizer + " reference update (verifier/model/optimizer.h) with the declared "
                "hyper-parameters";
     }
     if (!b.why_not.empty()) {

@@ -44,7 +44,7 @@ void guard_residency(GuardContext& g) {
     auto n = elements(t);
     return !n || !grad_elems || *n >= *grad_elems;
   };
-  const size_t expect_in = 3 + g.out.state_values.size();
+  const size_t expect_in = 3 + g.facts.state_values.size();
   std::vector<std::string> found;
   const ir::Loc* first = nullptr;
   std::set<int> counted_defs;
@@ -60,7 +60,7 @@ void guard_residency(GuardContext& g) {
     }
     found.push_back(what);
   }
-  size_t expect_out = f.results.empty() ? 0 : 1 + g.out.state_values.size();
+  size_t expect_out = f.results.empty() ? 0 : 1 + g.facts.state_values.size();
   for (size_t i = expect_out; i < f.results.size(); ++i) {
     const ir::Value& v = g.m.values[f.results[i]];
     if (grad_sized(v.type)) found.push_back("result " + std::to_string(i) + " (" + v.type.text + ") escapes the op");
@@ -79,7 +79,7 @@ void guard_residency(GuardContext& g) {
   std::string ev = "counted gradient-sized values (at least the " +
                    (grad_elems ? std::to_string(*grad_elems) : std::string("?")) + " elements of " + wt.text +
                    ", any shape): operands beyond (X, dY, W" +
-                   std::string(g.out.state_values.empty() ? "" : ", state") + "), results beyond the updated " +
+                   std::string(g.facts.state_values.empty() ? "" : ", state") + "), results beyond the updated " +
                    "state, and allocations in the function: " + std::to_string(found.size());
   for (auto& s : found) ev += "; " + s;
   if (found.empty()) {

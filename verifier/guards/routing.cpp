@@ -48,12 +48,12 @@ void guard_routing(GuardContext& g) {
     g.error("P5", id, cons->loc, "routing = " + a->text + " is not one of \"dense\", \"conditional\"");
     return;
   }
-  const bool second = g.out.recognized == "adamw" || g.out.recognized == "adafactor";
+  const bool second = g.facts.optimizer == "adamw" || g.facts.optimizer == "adafactor";
   if (a->text == "dense") {
     g.structural(id, claim, "holds", "routing = \"dense\" on " + cons->name + ": every step carries a gradient");
     return;
   }
-  if (g.out.state_values.empty()) {
+  if (g.facts.state_values.empty()) {
     g.structural(id, claim, "holds", "routing = \"conditional\" but " + cons->name + " keeps no state to decay");
     return;
   }
@@ -62,7 +62,7 @@ void guard_routing(GuardContext& g) {
   for (int id2 : g.m.funcs[g.c.func].ops) {
     const ir::Op& op = g.m.ops[id2];
     if (op.name != "tessera.optim.decay") continue;
-    bool covers = std::all_of(g.out.state_values.begin(), g.out.state_values.end(), [&](int v) {
+    bool covers = std::all_of(g.facts.state_values.begin(), g.facts.state_values.end(), [&](int v) {
       return std::find(op.operands.begin(), op.operands.end(), v) != op.operands.end();
     });
     if (covers) { decay = &op; break; }

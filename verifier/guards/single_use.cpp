@@ -3,6 +3,7 @@
 // equal to a reference update (verifier/ir/recognize.h); a tessera optimizer
 // op is one by its name and operand position.
 #include <algorithm>
+#include <stdexcept>
 
 #include "verifier/guards/guards.h"
 #include "verifier/ir/dialect_table.h"
@@ -21,17 +22,9 @@ void guard_single_use(GuardContext& g) {
   const std::string claim = "the weight gradient has exactly one use, and it is an optimizer";
   if (c.form == ir::Form::Fused) {
     const ir::Op& f = g.producer();
-    // The fused op's table entry says which optimizer its epilogue is and
-    // which operands are W and its state.
-    const ir::OpSpec* spec = ir::builtin_dialects().find(f.name);
-    std::string kind = spec ? spec->body : "";
-    g.out.recognized = kind;
-    const int w = spec ? spec->operand("W") : -1;
-    if (w >= 0 && static_cast<size_t>(w) < f.operands.size()) g.out.weight_value = f.operands[w];
-    if (spec)
-      for (size_t i = 0; i < spec->operands.size() && i < f.operands.size(); ++i)
-        if (spec->operands[i] == "m" || spec->operands[i] == "v" || spec->operands[i] == "B")
-          g.out.state_values.push_back(f.operands[i]);
+    // The fused op's table entry (the candidate's facts) says which
+    // optimizer its epilogue is and which operands are W and its state.
+    const std::string& kind = g.facts.optimizer;
     g.structural(id, claim, "holds",
                  "fused op " + f.name + ": the gradient is internal to the op; its only consumer is the " + kind +
                      " epilogue");
@@ -85,10 +78,7 @@ void guard_single_use(GuardContext& g) {
     return;
   }
   const ir::Op& cons = *g.consumer();
-  if (ir::is_tessera_optimizer(cons.name)) {
-    g.out.recognized = cons.name.substr(8);
-    if (!cons.operands.empty()) g.out.weight_value = cons.operands[0];
-    for (size_t i = 2; i < cons.operands.size(); ++i) g.out.state_values.push_back(cons.operands[i]);
+  if (g.facts.consumer_spec && g.facts.consumer_spec->role == ir::OpRole::Optimizer) {
     if (c.consumer_operand != 1) {
       g.structural(id, claim, "violated",
                    "the gradient is operand " + std::to_string(c.consumer_operand) + " of " + cons.name +
@@ -109,22 +99,16 @@ void guard_single_use(GuardContext& g) {
         .notes.push_back(g.producer_note("weight-gradient producer here"));
     return;
   }
-  ir::Recognition rec = ir::recognize(*cons.body, c.consumer_operand, cons.num_inputs,
-                                      [&](const std::string& k) { return cons.attr(k); }, g.timeout_ms);
+  if (!g.facts.recognition) throw std::logic_error("facts: no recognition for a linalg.generic consumer");
+  const ir::Recognition& rec = *g.facts.recognition;
   if (!rec.smt2.empty()) {
-    auto& o = g.smt("P1.consumer_is_optimizer", rec.claim, rec.smt2, "unsat", "QF_NRA");
+    auto& o = g.smt_answered("P1.consumer_is_optimizer", rec.claim, rec.smt2, "unsat", "QF_NRA",
+                             g.facts.recognition_answer);
     std::string roles;
     for (size_t i = 0; i < rec.roles.size(); ++i) roles += (i ? ", " : "") + std::string("in") + std::to_string(i) + "=" + rec.roles[i];
     for (size_t i = 0; i < rec.outputs.size(); ++i) roles += ", out" + std::to_string(i) + "=" + rec.outputs[i];
     o.evidence = "role assignment: " + roles;
     if (o.actual == "unsat" && o.definite()) {  // non-vacuous: the premises are satisfiable
-      g.out.recognized = rec.kind;
-      g.out.roles = rec.roles;
-      g.out.outputs = rec.outputs;
-      for (size_t i = 0; i < rec.roles.size(); ++i) {
-        if (rec.roles[i] == "W") g.out.weight_value = cons.operands[i];
-        else if (rec.roles[i] != "g") g.out.state_values.push_back(cons.operands[i]);
-      }
       g.structural(id, claim, "holds",
                    "single use: operand " + std::to_string(c.consumer_operand) + " of the linalg.generic at " +
                        cons.loc.str() + ", proven to compute " + rec.kind);

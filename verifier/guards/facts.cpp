@@ -1,0 +1,51 @@
+#include "verifier/guards/facts.h"
+
+namespace fusecert::guards {
+
+Facts compute_facts(const ir::Module& m, const ir::Candidate& c, unsigned timeout_ms) {
+  Facts f;
+  const ir::DialectTables& tables = ir::builtin_dialects();
+  f.producer_spec = tables.find(m.ops[c.producer].name);
+  if (c.consumer < 0) return f;
+  const ir::Op& cons = m.ops[c.consumer];
+  f.consumer_spec = tables.find(cons.name);
+  const ir::OpSpec* spec = f.consumer_spec;
+  if (spec && (spec->role == ir::OpRole::Fused || spec->role == ir::OpRole::Optimizer)) {
+    // A fused op is judged by its epilogue's reference body; an optimizer op
+    // by its declared name. Operand roles come from the table entry; extra
+    // operands an optimizer's entry does not list count as state (they may
+    // be, and state is what the guards check).
+    const ir::DialectTable* table = tables.table_of(cons.name);
+    f.optimizer = spec->role == ir::OpRole::Fused ? spec->body
+                                                  : spec->name.substr(table ? table->dialect.size() + 1 : 0);
+    for (size_t i = 0; i < cons.operands.size(); ++i) {
+      const std::string role = i < spec->operands.size() ? spec->operands[i] : "";
+      if (role == "W") f.weight_value = cons.operands[i];
+      else if (role == "m" || role == "v" || role == "B" ||
+               (spec->role == ir::OpRole::Optimizer && role != "g"))
+        f.state_values.push_back(cons.operands[i]);
+    }
+    return f;
+  }
+  // A linalg.generic reading the gradient as an input: prove what it computes.
+  if (!cons.body || c.consumer_operand >= cons.num_inputs) return f;
+  f.recognition = ir::recognize(*cons.body, c.consumer_operand, cons.num_inputs,
+                                [&](const std::string& k) { return cons.attr(k); }, timeout_ms);
+  const ir::Recognition& rec = *f.recognition;
+  if (rec.smt2.empty()) return f;
+  f.recognition_answer = smt::solve_smt2(rec.smt2, timeout_ms);
+  const smt::CheckResult& r = f.recognition_answer;
+  // Proven only when unsat over satisfiable premises (non-vacuous).
+  if (r.answer == smt::Answer::Unsat && r.premises && *r.premises == smt::Answer::Sat) {
+    f.optimizer = rec.kind;
+    f.roles = rec.roles;
+    f.outputs = rec.outputs;
+    for (size_t i = 0; i < rec.roles.size() && i < cons.operands.size(); ++i) {
+      if (rec.roles[i] == "W") f.weight_value = cons.operands[i];
+      else if (rec.roles[i] != "g") f.state_values.push_back(cons.operands[i]);
+    }
+  }
+  return f;
+}
+
+}  // namespace fusecert::guards

@@ -1,0 +1,42 @@
+// Facts about one candidate, computed once before any guard runs and handed
+// to every guard as a const input (issue #15): which table entries the
+// producer and consumer have, which optimizer the consumer is (declared by
+// its table entry, or proven by recognising a linalg.generic body), which
+// operand is the weight W and which are its state, and the role of each
+// input and yielded value of a proven body. Before, the single-use guard
+// wrote these into the shared report and every later guard read them back,
+// so the guards' call order was a hidden contract.
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "verifier/ir/candidates.h"
+#include "verifier/ir/dialect_table.h"
+#include "verifier/ir/model.h"
+#include "verifier/ir/recognize.h"
+
+namespace fusecert::guards {
+
+struct Facts {
+  const ir::OpSpec* producer_spec = nullptr;  ///< the producer's table entry, if a table lists it
+  const ir::OpSpec* consumer_spec = nullptr;  ///< the consumer's (or the fused op's) table entry
+  /// The consumer's optimizer: its table entry's name after the dialect
+  /// prefix (declared), or what its body was proven to compute; empty when
+  /// neither.
+  std::string optimizer;
+  int weight_value = -1;                ///< W, the value the consumer updates
+  std::vector<int> state_values;        ///< the optimizer state it reads (m, v / B)
+  std::vector<std::string> roles;       ///< proven body: the role of each input ("W", "g", "m", ...)
+  std::vector<std::string> outputs;     ///< ... and of each yielded value ("W1", "m1", ...)
+  /// A linalg.generic consumer: the recognition attempt (query, roles,
+  /// missing keys) and its answer, solved once here.
+  std::optional<ir::Recognition> recognition;
+  smt::CheckResult recognition_answer;
+};
+
+/// The facts of `c`. Never throws on hostile input (solver failures come
+/// back in recognition_answer).
+Facts compute_facts(const ir::Module& m, const ir::Candidate& c, unsigned timeout_ms);
+
+}  // namespace fusecert::guards
