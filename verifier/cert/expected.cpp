@@ -53,7 +53,7 @@ struct Produced {
 std::vector<std::string> verify_diagnostics(const std::vector<Expectation>& expected, const InputReport& r) {
   std::vector<Produced> got;
   auto add = [&](const guards::Diagnostic& d) {
-    got.push_back({d.severity, d.message, d.loc});
+    got.push_back({diag::to_string(d.severity), d.message, d.loc});
     for (const auto& n : d.notes) got.push_back({"note", n.message, n.loc});
   };
   for (const auto& d : r.diags) add(d);
