@@ -251,10 +251,13 @@ void guard_reduce_into_state(GuardContext& g) {
   }
   for (size_t i = 0; i < outs.size(); ++i) {
     std::vector<const ir::Op*> colls;
-    for (auto& [u, operand] : m.values[outs[i]].uses) {
+    // Across calls: the updated state returned by a helper and reduced by
+    // its caller is reduced all the same.
+    for (auto& [u, operand] : ir::through_calls(m, m.values[outs[i]].uses)) {
       const ir::Op& op = m.ops[u];
       if (!ir::is_tessera_collective(op.name)) continue;
-      if (buffers && op.index <= cons->index) continue;  // a collective before the update reads the old state
+      // A collective before the update reads the old state.
+      if (buffers && op.func == cons->func && op.index <= cons->index) continue;
       colls.push_back(&op);
       g.out.collectives.push_back(op.id);
     }
