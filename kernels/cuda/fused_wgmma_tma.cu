@@ -18,7 +18,11 @@ namespace fusecert::kernels {
 namespace {
 
 // AdamW's square roots by sqrt_refined in batches of eight (epilogue.cuh).
-constexpr bool kRefinedSqrtTma = true;
+// FK_TMA_FASTSQRT 0 takes __fsqrt_rn everywhere (the A/B control of step 10(c)).
+#ifndef FK_TMA_FASTSQRT
+#define FK_TMA_FASTSQRT 1
+#endif
+constexpr bool kRefinedSqrtTma = FK_TMA_FASTSQRT != 0;
 
 constexpr int kBM = 128, kBK = 64, kPanel = kBK * 128;  // 64 token rows x 128 B
 constexpr int kMath = 256, kEpi = 224, kThreads = kMath + kEpi + 32;  // + producer warp
