@@ -59,6 +59,11 @@ constexpr int kMaxSlots = 32;
 #ifndef FK_PP_PARAMREGS
 #define FK_PP_PARAMREGS 1
 #endif
+// FK_PP_STAGES: depth of the dY/X stage ring (the W/m/v slice ring takes the
+// shared memory left over, so a deeper pipe means fewer slices ahead).
+#ifndef FK_PP_STAGES
+#define FK_PP_STAGES 3
+#endif
 constexpr bool kFastSqrt = FK_PP_FASTSQRT != 0;
 constexpr int kSmemLimit = 232448;  // Hopper's opt-in maximum per block (227 KiB)
 
@@ -570,13 +575,13 @@ cudaError_t launch_fused_wgmma_pingpong(const TileConfig& cfg, const StepParams&
 #define FK_PP_DISPATCH(NC, BN)                                                                  \
   switch (p.opt) {                                                                             \
     case Optimizer::adamw:                                                                     \
-      return launch_types<3, NC, BN, Optimizer::adamw>(p, s, dY, X, W, wt, m, v, st, dump,     \
+      return launch_types<FK_PP_STAGES, NC, BN, Optimizer::adamw>(p, s, dY, X, W, wt, m, v, st, dump,     \
                                                        stream);                                \
     case Optimizer::sgd_momentum:                                                              \
-      return launch_types<3, NC, BN, Optimizer::sgd_momentum>(p, s, dY, X, W, wt, m, v, st,    \
+      return launch_types<FK_PP_STAGES, NC, BN, Optimizer::sgd_momentum>(p, s, dY, X, W, wt, m, v, st,    \
                                                               dump, stream);                   \
     case Optimizer::momentum_state:                                                            \
-      return launch_types<3, NC, BN, Optimizer::momentum_state>(p, s, dY, X, W, wt, m, v, st,  \
+      return launch_types<FK_PP_STAGES, NC, BN, Optimizer::momentum_state>(p, s, dY, X, W, wt, m, v, st,  \
                                                                 dump, stream);                 \
   }
   if (cfg.bn == 128) FK_PP_DISPATCH(2, 128)
