@@ -572,20 +572,29 @@ cudaError_t launch_fused_wgmma_pingpong(const TileConfig& cfg, const StepParams&
   if (cfg.bm != kBM || cfg.bk != kBK) return cudaErrorInvalidValue;
   // 128 x 128 tiles: two math warpgroups; 128 x 64: four (half the
   // accumulator each, twice the warps in the epilogue).
-#define FK_PP_DISPATCH(NC, BN)                                                                  \
+#define FK_PP_DISPATCH(S, NC, BN)                                                               \
   switch (p.opt) {                                                                             \
     case Optimizer::adamw:                                                                     \
-      return launch_types<FK_PP_STAGES, NC, BN, Optimizer::adamw>(p, s, dY, X, W, wt, m, v, st, dump,     \
+      return launch_types<S, NC, BN, Optimizer::adamw>(p, s, dY, X, W, wt, m, v, st, dump,     \
                                                        stream);                                \
     case Optimizer::sgd_momentum:                                                              \
-      return launch_types<FK_PP_STAGES, NC, BN, Optimizer::sgd_momentum>(p, s, dY, X, W, wt, m, v, st,    \
+      return launch_types<S, NC, BN, Optimizer::sgd_momentum>(p, s, dY, X, W, wt, m, v, st,    \
                                                               dump, stream);                   \
     case Optimizer::momentum_state:                                                            \
-      return launch_types<FK_PP_STAGES, NC, BN, Optimizer::momentum_state>(p, s, dY, X, W, wt, m, v, st,  \
+      return launch_types<S, NC, BN, Optimizer::momentum_state>(p, s, dY, X, W, wt, m, v, st,  \
                                                                 dump, stream);                 \
   }
-  if (cfg.bn == 128) FK_PP_DISPATCH(2, 128)
-  if (cfg.bn == 64) FK_PP_DISPATCH(4, 64)
+  // The stage-ring depths instantiated (tiling.cpp's wgmma_configs()): the
+  // default FK_PP_STAGES for both tile widths, 4 for 128 x 128, 5 for 128 x 64.
+  const int stages = cfg.stages ? cfg.stages : FK_PP_STAGES;
+  if (cfg.bn == 128 && stages == FK_PP_STAGES) FK_PP_DISPATCH(FK_PP_STAGES, 2, 128)
+  if (cfg.bn == 64 && stages == FK_PP_STAGES) FK_PP_DISPATCH(FK_PP_STAGES, 4, 64)
+#if FK_PP_STAGES != 4
+  if (cfg.bn == 128 && stages == 4) FK_PP_DISPATCH(4, 2, 128)
+#endif
+#if FK_PP_STAGES != 5
+  if (cfg.bn == 64 && stages == 5) FK_PP_DISPATCH(5, 4, 64)
+#endif
 #undef FK_PP_DISPATCH
   return cudaErrorInvalidValue;
 }

@@ -47,6 +47,10 @@ struct TileConfig {
                      ///< 4 = TMA producer, 2 CTAs/SM, all math threads run the epilogue
                      ///< 5 = persistent ping-pong: two math warpgroups alternate tiles,
                      ///<     W/m/v streamed through shared memory by TMA loads/stores
+  /// epilogue 5 only: depth of the dY/X stage ring (0 = 3). The W/m/v slice
+  /// ring takes the shared memory left over, so a deeper pipe holds fewer
+  /// slices ahead: deeper wins at large BT and with bf16 states (docs/kernels.md, step 11).
+  int stages = 0;
   std::string name() const;
 };
 
