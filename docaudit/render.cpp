@@ -45,6 +45,9 @@ std::string render_sarif(const CheckResult& res, const RuleSet& rules, const std
   run.diagnostics = res.findings;
   run.base = repo_root;
   run.srcroot = repo_root;
+  run.srcroot_description =
+      "the repository root: --repo-root, else the nearest folder holding .git or .fusecert.yaml above the first "
+      "PATH (or the working folder), else the working folder";
   for (const auto& [id, info] : rules.rules)
     run.default_levels[id] = info.severity == Severity::Warning ? "warning" : info.severity == Severity::Off ? "none" : "error";
   // A path need not be UTF-8 (a file named `x\xff.md`): its bytes are

@@ -2,11 +2,13 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <fstream>
 #include <map>
 #include <sstream>
 #include <stdexcept>
 #include <system_error>
+#include <tuple>
 
 #include "support/rules_dir.h"
 #include "support/sha256.h"
@@ -58,6 +60,10 @@ std::string uri_encode(const std::string& path) {
 
 namespace {
 
+/// The partialFingerprints key; its suffix is the scheme's version (v1 hashed
+/// the message and no line, so two findings on two lines could collide).
+constexpr const char* kFingerprint = "fusecert/v2";
+
 const char* level(Severity s) {
   switch (s) {
     case Severity::Error: return "error";
@@ -92,6 +98,16 @@ class Sources {
   fs::path base_;
   std::map<std::string, std::vector<std::string>> cache_;
 };
+
+/// A line's text with every whitespace character removed, as GitHub's
+/// primaryLocationLineHash reads it: re-indenting or re-spacing a line keeps
+/// its fingerprint.
+std::string without_whitespace(const std::string& line) {
+  std::string out;
+  for (char c : line)
+    if (c != ' ' && c != '\t' && c != '\r' && c != '\n' && c != '\v' && c != '\f') out += c;
+  return out;
+}
 
 struct Uri {
   std::string uri;
@@ -226,16 +242,45 @@ json render(const Run& run) {
   }
 
   Sources src(base);
-  json results = json::array();
+  // Locations first: the fingerprints need every result's file and line.
+  struct Placed {
+    json loc;
+    std::string uri, line_hash;
+    unsigned line = 0, col = 0;
+  };
+  std::vector<Placed> placed;
+  placed.reserve(items.size());
   for (const auto& it : items) {
+    const Location& l = it.d->loc;
+    Placed p{location(l, base, root, src), "", "", l.line, l.col};
+    p.uri = p.loc["physicalLocation"]["artifactLocation"]["uri"].get<std::string>();
+    const std::string* text = l.line > 0 ? src.line(l.file, l.line) : nullptr;
+    p.line_hash = support::sha256_hex(it.rule + '\0' + p.uri + '\0' + it.instance + '\0' +
+                                      (text ? without_whitespace(*text) : std::string()));
+    placed.push_back(std::move(p));
+  }
+  // The occurrence index: results with the same hash (same rule, file and
+  // instance on lines of the same content) are numbered in file order.
+  std::vector<unsigned> occurrence(items.size(), 0);
+  {
+    std::map<std::string, std::vector<size_t>> same;
+    for (size_t i = 0; i < placed.size(); ++i) same[placed[i].line_hash].push_back(i);
+    for (auto& [hash, idx] : same) {
+      std::stable_sort(idx.begin(), idx.end(), [&](size_t a, size_t b) {
+        return std::tie(placed[a].line, placed[a].col) < std::tie(placed[b].line, placed[b].col);
+      });
+      for (size_t k = 0; k < idx.size(); ++k) occurrence[idx[k]] = static_cast<unsigned>(k);
+    }
+  }
+  json results = json::array();
+  for (size_t i = 0; i < items.size(); ++i) {
+    const Item& it = items[i];
     const Diagnostic& d = *it.d;
-    json loc = location(d.loc, base, root, src);
-    const std::string uri = loc["physicalLocation"]["artifactLocation"]["uri"].get<std::string>();
     json res = {{"ruleId", it.rule},
                 {"ruleIndex", index.at(it.rule)},
                 {"level", level(d.severity)},
                 {"message", {{"text", d.message}}},
-                {"locations", json::array({loc})}};
+                {"locations", json::array({placed[i].loc})}};
     json related = json::array();
     int id = 0;
     for (const auto& n : d.notes) {
@@ -245,8 +290,7 @@ json render(const Run& run) {
       related.push_back(rl);
     }
     if (!related.empty()) res["relatedLocations"] = related;
-    res["partialFingerprints"] = {
-        {"fusecert/v1", support::sha256_hex(it.rule + '\0' + uri + '\0' + it.instance + '\0' + d.message)}};
+    res["partialFingerprints"] = {{kFingerprint, placed[i].line_hash + ":" + std::to_string(occurrence[i])}};
     json props = it.props;
     if (!it.instance.empty()) props["instance"] = it.instance;
     if (d.rule != it.rule) props["reported_rule"] = d.rule;
@@ -265,7 +309,7 @@ json render(const Run& run) {
   json out_run = {
       {"tool", tool},
       {"originalUriBaseIds",
-       {{"%SRCROOT%", {{"description", {{"text", "the repository root (the folder fusecert ran in, or --repo-root)"}}}}}}},
+       {{"%SRCROOT%", {{"description", {{"text", run.srcroot_description}}}}}}},
       {"columnKind", "utf16CodeUnits"},
       {"results", results}};
   return {{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},

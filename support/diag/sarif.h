@@ -7,13 +7,18 @@
 //   - tool.driver.rules[] holds every rule a result names, with
 //     shortDescription, fullDescription, help (text + markdown) and helpUri
 //     (the rule's section in fusecert's docs);
-//   - partialFingerprints "fusecert/v1": SHA-256 of rule, artifact URI,
-//     instance and message: stable when lines move, different for two findings;
+//   - partialFingerprints "fusecert/v2": "HASH:N", HASH the SHA-256 of rule,
+//     artifact URI, instance and the result's line with its whitespace
+//     removed (GitHub's primaryLocationLineHash reads lines the same way),
+//     N the occurrence index among the run's results of the same HASH in
+//     line/column order: stable when lines are inserted or removed above,
+//     distinct for distinct results (docs/ci/README.md, "SARIF");
 //   - columnKind "utf16CodeUnits": columns are counted in UTF-16 code units of
 //     the line's text (diagnostics count bytes; the emitter reads the line);
 //     a column it cannot compute is left out rather than given wrong;
-//   - artifact URIs relative to %SRCROOT% (the repository root), percent-
-//     encoded; a file outside it is an absolute file:// URI;
+//   - artifact URIs relative to %SRCROOT% (docs: the repository root; the
+//     other commands: the working folder), percent-encoded; a file outside it
+//     is an absolute file:// URI with no uriBaseId (SARIF 2.1.0 §3.4.3-3.4.4);
 //   - tool.driver name/version, and tool.extensions for the solvers and
 //     libraries that decided the results (Z3, cvc5, MLIR).
 // No time and no machine path is written: the same inputs give the same bytes.
@@ -71,6 +76,9 @@ struct Run {
   std::filesystem::path base = ".";
   /// %SRCROOT%: the repository root (default: base).
   std::filesystem::path srcroot;
+  /// What %SRCROOT% is for this command (originalUriBaseIds' description).
+  std::string srcroot_description =
+      "the working folder fusecert ran in; a file outside it is an absolute file:// URI with no uriBaseId";
 };
 
 /// The base of every helpUri: FUSECERT_DOCS_URL at build time (default

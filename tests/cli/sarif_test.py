@@ -10,14 +10,23 @@ checked field by field:
     a candidate) in result.properties.instance, never in the id;
   - rules[] entries with shortDescription, fullDescription, help and a helpUri
     that names a heading of fusecert's docs;
-  - partialFingerprints, different for different results;
+  - partialFingerprints, different for different results (results that
+    differ only by their line: one broken link on two identical lines, the
+    two producers of a tied weight reported at one location), and the same
+    after a blank line is inserted above the results;
+  - originalUriBaseIds' description names what %SRCROOT% is for the
+    command (--repo-root only for docs, the one command that has it);
+  - an input outside %SRCROOT% is an absolute file:// URI with no uriBaseId;
   - columnKind utf16CodeUnits, with startColumn the UTF-16 column of the byte
     column that the text form of the same run prints (a line with non-ASCII
     text before the finding tells the two apart);
   - %SRCROOT%-relative, percent-encoded artifact URIs (no absolute path);
   - tool name and version, and the solvers / libraries in tool.extensions.
 
-Usage: sarif_test.py FUSECERT SRCDIR
+With CORPUS (../shared/corpus), also docs on the Tessera audit tree: valid,
+and no two of its results share a fingerprint.
+
+Usage: sarif_test.py FUSECERT SRCDIR [CORPUS]
 """
 import json
 import os
@@ -31,6 +40,7 @@ import urllib.parse
 import jsonschema
 
 BIN, SRC = sys.argv[1], sys.argv[2]
+CORPUS = sys.argv[3] if len(sys.argv) > 3 else ""
 SCHEMA = json.load(open(os.path.join(SRC, "fixtures/schemas/sarif-2.1.0-rtm.5.json"), encoding="utf-8"))
 VALIDATOR = jsonschema.Draft4Validator(SCHEMA)
 fails = []
@@ -74,7 +84,28 @@ def utf16_col(line_bytes, byte_col):
     return len(prefix.encode("utf-16-le")) // 2 + 1
 
 
-def check_sarif(name, path, root, text_out=None, want_ext=(), want_results=True):
+def fingerprints(log):
+    """{fingerprint: (ruleId, uri, message)} of a log's results."""
+    out = {}
+    for r in log["runs"][0].get("results", []):
+        al = r["locations"][0]["physicalLocation"]["artifactLocation"]
+        out[json.dumps(r.get("partialFingerprints", {}), sort_keys=True)] = (r["ruleId"], al.get("uri"), r["message"]["text"])
+    return out
+
+
+def start_lines(log):
+    return sorted(r["locations"][0]["physicalLocation"].get("region", {}).get("startLine", 0)
+                  for r in log["runs"][0].get("results", []))
+
+
+def insert_blank_line(path, before_line):
+    """Inserts an empty line above line `before_line` (1-based) of `path`."""
+    lines = open(path, "rb").read().split(b"\n")
+    lines.insert(before_line - 1, b"")
+    open(path, "wb").write(b"\n".join(lines))
+
+
+def check_sarif(name, path, root, text_out=None, want_ext=(), want_results=True, outside=()):
     try:
         log = json.load(open(path, encoding="utf-8"))
     except Exception as e:  # noqa: BLE001
@@ -86,6 +117,12 @@ def check_sarif(name, path, root, text_out=None, want_ext=(), want_results=True)
     run0 = log["runs"][0]
     check(run0.get("columnKind") == "utf16CodeUnits", f"{name}: columnKind {run0.get('columnKind')!r}")
     check("%SRCROOT%" in run0.get("originalUriBaseIds", {}), f"{name}: no %SRCROOT% in originalUriBaseIds")
+    # What %SRCROOT% is, in the command's own terms: only docs has --repo-root.
+    desc = run0.get("originalUriBaseIds", {}).get("%SRCROOT%", {}).get("description", {}).get("text", "")
+    if name.startswith("docs"):
+        check("--repo-root" in desc and "repository root" in desc, f"{name}: %SRCROOT% description {desc!r}")
+    else:
+        check("--repo-root" not in desc and "working folder" in desc, f"{name}: %SRCROOT% description {desc!r}")
     drv = run0["tool"]["driver"]
     check(drv.get("name") == "fusecert" and drv.get("version"), f"{name}: driver name/version {drv.get('name')}")
     ext = {e["name"]: e.get("version") for e in run0["tool"].get("extensions", [])}
@@ -116,8 +153,16 @@ def check_sarif(name, path, root, text_out=None, want_ext=(), want_results=True)
         key = json.dumps(fp, sort_keys=True)
         check(key not in fps, f"{name}: two results share the fingerprint {key}")
         fps.add(key)
+        check(re.fullmatch(r"[0-9a-f]{64}:\d+", fp.get("fusecert/v2", "")), f"{name}: fingerprint {fp} is not fusecert/v2 HASH:N")
         for loc in r.get("locations", []) + r.get("relatedLocations", []):
             al = loc["physicalLocation"]["artifactLocation"]
+            if al.get("uri", "").startswith("file://"):
+                # Outside %SRCROOT%: an absolute file URI of the file's real path, no uriBaseId (SARIF 2.1.0 §3.4.4).
+                check("uriBaseId" not in al, f"{name}: absolute {al} has a uriBaseId")
+                real = urllib.parse.unquote(al["uri"][len("file://"):])
+                check(real in outside, f"{name}: absolute uri {al['uri']!r} is none of the files outside %SRCROOT% {outside}")
+                check(al["uri"] == "file://" + urllib.parse.quote(real, safe="/-._~"), f"{name}: uri not percent-encoded: {al['uri']!r}")
+                continue
             check(al.get("uriBaseId") == "%SRCROOT%", f"{name}: {al} not %SRCROOT%-relative")
             uri = al.get("uri", "")
             check(not uri.startswith("/") and "://" not in uri, f"{name}: absolute uri {uri!r}")
@@ -154,6 +199,9 @@ try:
     docs = sorted(f for f in os.listdir(audit) if f.endswith(".md"))
     with open(os.path.join(audit, docs[0]), "a", encoding="utf-8") as f:
         f.write("\nÄÖÜ ∑ 𝔽 see [the missing page](missing-ü.md).\n")
+        # One broken link on two identical lines and on a third, other line:
+        # three results of one rule, file and message that differ by line only.
+        f.write("\nsee [gone](gone.md)\n\nsee [gone](gone.md)\n\nand  [gone](gone.md)  too\n")
     os.makedirs(os.path.join(P, "ir dir", "sub"))
     for src, dst in (("global_clip_linalg.mlir", "ir dir/global_clip_linalg.mlir"),
                      ("layer_clip_linalg.mlir", "ir dir/sub/layer_clip_linalg.mlir"),
@@ -166,6 +214,22 @@ try:
     open(os.path.join(W, "docs.sarif"), "w").write(s.stdout)
     check_sarif("docs", os.path.join(W, "docs.sarif"), P, text_out=t.stdout)
     check("docs" in UTF16_SEEN, "docs: the finding after non-ASCII text was not checked in UTF-16 (the case that tells bytes from UTF-16)")
+    dlog = json.load(open(os.path.join(W, "docs.sarif"), encoding="utf-8"))
+    gone = [r for r in dlog["runs"][0]["results"] if "gone.md" in r["message"]["text"]]
+    check(len(gone) == 3 and len({r["message"]["text"] for r in gone}) == 1,
+          f"docs: want 3 results for the three gone.md links, with one message: {[r['message']['text'] for r in gone]}")
+    # A blank line above the first of them: every result keeps its fingerprint
+    # (the moved ones included), and the moved ones did move.
+    readme = os.path.join(audit, docs[0])
+    first_gone = min(r["locations"][0]["physicalLocation"]["region"]["startLine"] for r in gone)
+    insert_blank_line(readme, first_gone)
+    s2 = run(["docs", "--today", "2026-09-01", "--format", "sarif"], P, want=(1,))
+    open(os.path.join(W, "docs2.sarif"), "w").write(s2.stdout)
+    dlog2 = check_sarif("docs after a blank line", os.path.join(W, "docs2.sarif"), P)
+    if dlog2:
+        check(fingerprints(dlog2) == fingerprints(dlog),
+              f"docs: fingerprints changed when a blank line was inserted above: {set(fingerprints(dlog)) ^ set(fingerprints(dlog2))}")
+        check(start_lines(dlog2) != start_lines(dlog), "docs: no result moved (the blank line test tests nothing)")
 
     # certify, one file
     f1 = "ir dir/global_clip_linalg.mlir"
@@ -173,6 +237,37 @@ try:
     s = run(["certify", f1, "--format", "sarif"], P, want=(1,))
     open(os.path.join(W, "certify.sarif"), "w").write(s.stdout)
     check_sarif("certify", os.path.join(W, "certify.sarif"), P, text_out=t.stdout, want_ext=("Z3", "MLIR"))
+
+    # certify: a tied weight, whose two producers are reported at one location
+    # (one rule, candidate function and consumer, message): two results, two fingerprints.
+    shutil.copy(os.path.join(SRC, "fixtures/ir/tied_weight_tessera.mlir"), os.path.join(P, "ir dir", "tied.mlir"))
+    tied = "ir dir/tied.mlir"
+    t = run(["certify", tied], P, want=(1,))
+    s = run(["certify", tied, "--format", "sarif"], P, want=(1,))
+    open(os.path.join(W, "tied.sarif"), "w").write(s.stdout)
+    tlog = check_sarif("certify tied weight", os.path.join(W, "tied.sarif"), P, text_out=t.stdout, want_ext=("Z3", "MLIR"))
+    if tlog:
+        p1 = [r for r in tlog["runs"][0]["results"] if r["ruleId"] == "P1.single_use"]
+        where = {json.dumps(r["locations"][0]["physicalLocation"]["region"]) for r in p1}
+        check(len(p1) == 2 and len(where) == 1, f"certify tied weight: want two P1.single_use results at one location: {len(p1)} at {where}")
+        insert_blank_line(os.path.join(P, tied), 13)  # above both results (line 13)
+        s2 = run(["certify", tied, "--format", "sarif"], P, want=(1,))
+        open(os.path.join(W, "tied2.sarif"), "w").write(s2.stdout)
+        tlog2 = check_sarif("certify tied weight after a blank line", os.path.join(W, "tied2.sarif"), P, want_ext=("Z3", "MLIR"))
+        if tlog2:
+            check(fingerprints(tlog2) == fingerprints(tlog), "certify tied weight: fingerprints changed when a blank line was inserted above")
+            check(start_lines(tlog2) == [n + 1 for n in start_lines(tlog)], f"certify tied weight: results did not move down one line: {start_lines(tlog)} -> {start_lines(tlog2)}")
+        os.remove(os.path.join(P, tied))  # not part of the tree runs below
+
+    # certify an input outside %SRCROOT% (the working folder): an absolute file URI, no uriBaseId.
+    sub = os.path.join(P, "ir dir", "sub")
+    outside_file = os.path.realpath(os.path.join(P, f1))
+    s = run(["certify", "../global_clip_linalg.mlir", "--format", "sarif"], sub, want=(1,))
+    open(os.path.join(W, "outside.sarif"), "w").write(s.stdout)
+    olog = check_sarif("certify outside", os.path.join(W, "outside.sarif"), sub, want_ext=("Z3", "MLIR"), outside=(outside_file,))
+    if olog:
+        uris = {r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in olog["runs"][0]["results"]}
+        check(uris == {"file://" + urllib.parse.quote(outside_file, safe="/-._~")}, f"certify outside: uris {uris}")
 
     # certify, a tree; two shards merged
     run(["certify", "ir dir", "--recursive", "--out", os.path.join(W, "tree")], P, want=(1,))
@@ -213,6 +308,18 @@ try:
     s = run(["validate", "tv/wrong_step.mlir", "--k", "2", "--format", "sarif"], P, want=(1,))
     open(os.path.join(W, "validate.sarif"), "w").write(s.stdout)
     check_sarif("validate", os.path.join(W, "validate.sarif"), P, text_out=t.stdout, want_ext=("Z3", "MLIR"))
+
+    # The Tessera audit tree (real documents nobody here wrote): valid SARIF,
+    # one fingerprint per result.
+    if CORPUS and os.path.isdir(os.path.join(CORPUS, "tessera", "docs", "audit")):
+        tess = os.path.join(CORPUS, "tessera")
+        s = run(["docs", "--repo-root", tess, "docs/audit", "--today", "2026-12-01", "--format", "sarif"], tess, want=(0, 1))
+        open(os.path.join(W, "tessera-docs.sarif"), "w").write(s.stdout)
+        clog = check_sarif("docs on the tessera audit tree", os.path.join(W, "tessera-docs.sarif"), tess)
+        if clog:
+            check(len(clog["runs"][0]["results"]) > 100, f"docs on the tessera audit tree: only {len(clog['runs'][0]['results'])} results")
+    elif CORPUS:
+        print(f"note: {CORPUS}/tessera/docs/audit not found; the corpus run is skipped")
 finally:
     shutil.rmtree(W, ignore_errors=True)
 
