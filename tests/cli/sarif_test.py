@@ -17,6 +17,8 @@ checked field by field:
   - originalUriBaseIds' description names what %SRCROOT% is for the
     command (--repo-root only for docs, the one command that has it);
   - an input outside %SRCROOT% is an absolute file:// URI with no uriBaseId;
+  - check-cert of a certificate it cannot re-derive (no --ir, exit 4) writes a
+    cert.not_verified warning, so code scanning shows it was not verified;
   - columnKind utf16CodeUnits, with startColumn the UTF-16 column of the byte
     column that the text form of the same run prints (a line with non-ASCII
     text before the finding tells the two apart);
@@ -293,6 +295,19 @@ try:
         out = os.path.join(W, "check-" + os.path.basename(f["file"]) + ".sarif")
         open(out, "w").write(s.stdout)
         check_sarif("check-cert " + f["file"], out, P, want_ext=("Z3",), want_results=False)
+    # check-cert without --ir: consistent, not verified (exit 4): one warning
+    # cert.not_verified per certificate, at the certificate.
+    c_all = [c for f in idx["files"] for c in f["candidates"]]
+    s = run(["check-cert", os.path.join(W, "tree", c_all[0]["certificate"]), "--format", "sarif"], P, want=(4,))
+    open(os.path.join(W, "check-noir.sarif"), "w").write(s.stdout)
+    nlog = check_sarif("check-cert without --ir", os.path.join(W, "check-noir.sarif"), P, want_ext=("Z3",),
+                       outside=(os.path.realpath(os.path.join(W, "tree", c_all[0]["certificate"])),))
+    if nlog:
+        res = nlog["runs"][0]["results"]
+        check([(r["ruleId"], r["level"]) for r in res] == [("cert.not_verified", "warning")],
+              f"check-cert without --ir: want one cert.not_verified warning: {[(r['ruleId'], r['level']) for r in res]}")
+        check(all("--ir" in r["message"]["text"] for r in res), f"check-cert without --ir: the message does not say to pass --ir: {res[:1]}")
+
     # check-cert of a tampered certificate: a result
     c0 = [c for f in idx["files"] for c in f["candidates"]][0]
     bad = json.load(open(os.path.join(W, "tree", c0["certificate"])))

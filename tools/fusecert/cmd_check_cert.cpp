@@ -164,6 +164,12 @@ void add_check_cert_command(CLI::App& app, int& exit_code) {
       for (auto& p : c.problems) ds.push_back(diag::error({path}, "cert.invalid", p));
       for (auto& p : c.undecided) ds.push_back(diag::error({path}, "cert.undecided", p));
       if (o->format == "sarif") {
+        // SARIF drops the verdict line (a remark): a certificate that is not
+        // verified (consistent or stale, exit 4) with no problem would leave
+        // no result, and code scanning would show nothing. It gets a warning.
+        if (c.exit() == diag::Exit::NotVerified)
+          ds.push_back(diag::warning({path}, "cert.not_verified", "the certificate is " + status + " but not verified" +
+                                                                      (scope.empty() ? "" : ": " + scope)));
         // One result per diagnostic; the certificate is what the result is about.
         for (auto& d : ds) {
           sarif.diagnostics.push_back(d);
