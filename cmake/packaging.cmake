@@ -2,7 +2,7 @@
 #
 #   cmake --install build --prefix P     P/bin/fusecert (+ P/bin/fusecert-kernels where
 #                                        built), P/share/fusecert/rules, the man page,
-#                                        bash completion
+#                                        bash completion, P/share/doc/fusecert/copyright
 #   cpack --config build/CPackConfig.cmake   fusecert_<version>_<arch>.deb (component
 #                                        `fusecert`: everything but the CUDA runner)
 #
@@ -17,6 +17,11 @@ install(FILES ${CMAKE_SOURCE_DIR}/tools/fusecert/completion/fusecert.bash
 install(FILES ${CMAKE_SOURCE_DIR}/.pre-commit-hooks.yaml ${CMAKE_SOURCE_DIR}/docs/ci/github-actions.yml
               ${CMAKE_SOURCE_DIR}/docs/ci/fusecert-ci.sh
         DESTINATION ${CMAKE_INSTALL_DOCDIR}/examples COMPONENT fusecert)
+
+# Debian policy 12.5: /usr/share/doc/fusecert/copyright, machine-readable
+# (DEP-5): fusecert's own terms and the notices of the header-only libraries
+# compiled into the binary (CLI11, nlohmann-json).
+install(FILES ${CMAKE_SOURCE_DIR}/cmake/copyright DESTINATION ${CMAKE_INSTALL_DOCDIR} COMPONENT fusecert)
 
 # The docs: SARIF helpUri points into them (FUSECERT_DOCS_URL, default the .deb's copy).
 install(DIRECTORY ${CMAKE_SOURCE_DIR}/docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR}/docs COMPONENT fusecert
