@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "docaudit/document.h"
+#include "docaudit/summary.h"
 #include "docaudit/repo.h"
 #include "docaudit/rules/rules.h"
 #include "docaudit/suppression.h"
@@ -54,32 +55,37 @@ bool has_extension(const fs::path& p, const RuleSet& rules) {
   return false;
 }
 
-/// Documents loaded on demand (indexes and link targets outside the checked
-/// set), parsed once, shared by all threads.
-class DocumentCache {
+/// The summaries of every document the run reads: the checked ones (added
+/// once their own rules have run) and those loaded on demand (indexes and
+/// link targets outside the checked set, parsed once and summarized), shared
+/// by all threads.
+class SummaryCache {
  public:
-  DocumentCache(const Repo& repo, const RuleSet& rules) : repo_(repo), rules_(rules) {}
-  void add(std::unique_ptr<Document> d) { docs_[d->abs] = std::move(d); }
-  const Document* get(const fs::path& abs) {
+  SummaryCache(const Repo& repo, const RuleSet& rules) : repo_(repo), rules_(rules) {}
+  void add(std::unique_ptr<Summary> s) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    docs_[s->abs] = std::move(s);
+  }
+  const Summary* get(const fs::path& abs) {
     std::unique_lock<std::mutex> lock(mutex_);
     auto it = docs_.find(abs);
     if (it == docs_.end()) {
       lock.unlock();
-      std::unique_ptr<Document> d;
+      std::unique_ptr<Summary> s;
       std::error_code ec;
-      if (fs::is_regular_file(abs, ec)) d = std::make_unique<Document>(load_document(abs, repo_, rules_));
+      if (fs::is_regular_file(abs, ec)) s = std::make_unique<Summary>(summarize(load_document(abs, repo_, rules_), rules_));
       lock.lock();
-      it = docs_.emplace(abs, std::move(d)).first;  // keeps the first if another thread won
+      it = docs_.emplace(abs, std::move(s)).first;  // keeps the first if another thread won
     }
-    const Document* d = it->second.get();
-    return d && d->parsed ? d : nullptr;
+    const Summary* s = it->second.get();
+    return s && s->parsed ? s : nullptr;
   }
 
  private:
   const Repo& repo_;
   const RuleSet& rules_;
   std::mutex mutex_;
-  std::map<fs::path, std::unique_ptr<Document>> docs_;
+  std::map<fs::path, std::unique_ptr<Summary>> docs_;
 };
 
 }  // namespace
@@ -218,32 +224,32 @@ namespace {
 /// files (or folders, whose index) they name in backticks from their own
 /// folder, followed breadth-first. Loads (through the
 /// cache) every doc it reaches.
-std::set<fs::path> reachable(const RuleSet& base, const Repo& repo, DocumentCache& cache) {
+std::set<fs::path> reachable(const RuleSet& base, const Repo& repo, SummaryCache& cache) {
   std::set<fs::path> seen;
   const fs::path root = Repo::normal(repo.audit_root() / base.root_index);
-  const Document* start = cache.get(root);
+  const Summary* start = cache.get(root);
   if (!start) return seen;
-  std::vector<const Document*> queue{start};
+  std::vector<const Summary*> queue{start};
   seen.insert(root);
   auto visit = [&](const fs::path& target) {
     if (seen.count(target) || !repo.authored(target) || !has_extension(target, base)) return;
-    const Document* d = cache.get(target);
+    const Summary* d = cache.get(target);
     if (!d || d->generated) return;
     seen.insert(target);
     queue.push_back(d);
   };
   while (!queue.empty()) {
-    const Document* d = queue.back();
+    const Summary* d = queue.back();
     queue.pop_back();
     const RuleSet& rules = base.for_path(repo.display(d->abs));
-    for (const auto& l : d->outline.links) {
+    for (const auto& l : d->links) {
       LinkTarget t = split_link(l.url, rules);
       if (t.external || t.file.empty()) continue;
-      visit(resolve_link(*d, t.file, repo));
+      visit(resolve_link(d->abs, t.file, repo));
     }
     // Names in backticks: a file or folder (its index) from the doc's folder.
-    for (const auto& c : d->outline.code_spans) {
-      const std::string s = trim(c.text);
+    for (const auto& c : d->code_spans) {
+      const std::string& s = c.text;
       if (s.empty() || s.find_first_of(" \t*?<>|") != std::string::npos || s.find("://") != std::string::npos) continue;
       const fs::path target = Repo::normal(d->abs.parent_path() / s);
       std::error_code ec;
@@ -260,15 +266,15 @@ std::set<fs::path> reachable(const RuleSet& base, const Repo& repo, DocumentCach
 
 /// Does `doc` link `target`, or name it in backticks (as a path from its
 /// folder, the repository root or the audit root, or by file name in an index)?
-bool refers_to(const Document& doc, const fs::path& target, const RuleSet& rules, const Repo& repo) {
-  for (const auto& l : doc.outline.links) {
+bool refers_to(const Summary& doc, const fs::path& target, const RuleSet& rules, const Repo& repo) {
+  for (const auto& l : doc.links) {
     LinkTarget t = split_link(l.url, rules);
-    if (!t.external && !t.file.empty() && resolve_link(doc, t.file, repo) == target) return true;
+    if (!t.external && !t.file.empty() && resolve_link(doc.abs, t.file, repo) == target) return true;
   }
   const std::string fname = target.filename().string();
-  const bool index = is_index(doc, rules);
-  for (const auto& c : doc.outline.code_spans) {
-    const std::string s = trim(c.text);
+  const bool index = is_index(doc.abs, rules);
+  for (const auto& c : doc.code_spans) {
+    const std::string& s = c.text;
     if (s.empty()) continue;
     if (index && s == fname && target.parent_path() == doc.abs.parent_path()) return true;
     if (s.find('/') == std::string::npos) continue;
@@ -301,7 +307,7 @@ CheckResult run_check(const RuleSet& rules, const CheckOptions& opt) {
     return repo.inside(abs) ? rules.for_path(repo.display(abs)) : rules;
   };
 
-  DocumentCache cache(repo, rules);
+  SummaryCache cache(repo, rules);
 
   // Referrers of removed paths: every live doc of the audit root that links
   // or names one gets the routing and link rules.
@@ -312,7 +318,7 @@ CheckResult run_check(const RuleSet& rules, const CheckOptions& opt) {
     const std::vector<fs::path> tree = collect_documents({repo.audit_root()}, rules, repo, &ignored);
     std::vector<char> refers(tree.size(), 0);
     parallel_for(tree.size(), jobs, [&](std::size_t i) {
-      const Document* d = cache.get(tree[i]);
+      const Summary* d = cache.get(tree[i]);
       if (!d || !d->authored) return;
       for (const auto& r : removed)
         if (refers_to(*d, r, rules_of(tree[i]), repo)) refers[i] = 1;
@@ -321,27 +327,56 @@ CheckResult run_check(const RuleSet& rules, const CheckOptions& opt) {
       if (refers[i] && !std::binary_search(files.begin(), files.end(), tree[i])) referrers.insert(tree[i]);
   }
 
-  // 1. Load and parse every document.
-  std::vector<std::unique_ptr<Document>> docs(files.size());
-  parallel_for(files.size(), jobs, [&](std::size_t i) {
-    docs[i] = std::make_unique<Document>(load_document(files[i], repo, rules_of(files[i])));
+  // 1. Load and parse every document, run its own rules on its full parse
+  // and read its suppressions, then keep only its summary: the full parse
+  // (prose, tables, comments) of one document at a time per thread is alive.
+  // A referrer gets only its path rules here (its link rules run in step 4).
+  struct Pending {
+    std::vector<diag::Diagnostic> input, found, problems;
+    std::vector<Suppression> sups;
+    bool referrer = false;
+  };
+  std::vector<fs::path> order = files;
+  order.insert(order.end(), referrers.begin(), referrers.end());
+  std::vector<Pending> pending(order.size());
+  std::vector<std::unique_ptr<Summary>> summaries(order.size());
+  parallel_for(order.size(), jobs, [&](std::size_t i) {
+    const RuleSet& rs = rules_of(order[i]);
+    Pending& p = pending[i];
+    p.referrer = i >= files.size();
+    const Document d = load_document(order[i], repo, rs);
+    summaries[i] = std::make_unique<Summary>(summarize(d, rs));
+    if (!p.referrer) p.input = d.input_findings;
+    if (!d.parsed || d.generated) return;
+    const Context ctx{rs, repo, opt.today, nullptr, nullptr, nullptr};
+    Sink sink(rs, d.display, p.found);
+    if (!p.referrer) {
+      check_frontmatter(d, ctx, sink);
+      check_lifecycle(d, ctx, sink);
+    }
+    check_paths(d, ctx, sink);
+    if (!p.referrer) check_hygiene(d, ctx, sink);
+    p.sups = read_suppressions(d.outline.comments, rs, d.display, p.problems);
   });
-  std::vector<const Document*> checked;
-  for (auto& d : docs) {
-    checked.push_back(d.get());
-    cache.add(std::move(d));
+  std::vector<const Summary*> checked;
+  std::vector<Pending*> checked_pending;
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    // A referrer that no longer parses is not checked.
+    if (pending[i].referrer && !summaries[i]->parsed) continue;
+    checked.push_back(summaries[i].get());
+    checked_pending.push_back(&pending[i]);
+    cache.add(std::move(summaries[i]));
   }
-  for (const auto& r : referrers)
-    if (const Document* d = cache.get(r)) checked.push_back(d);
 
   // 2. Establish the prover's verdicts once for every proposition id named.
   std::set<std::string> ids;
   bool asks = false;
-  for (const Document* d : checked) {
-    if (referrers.count(d->abs)) continue;
+  for (std::size_t i = 0; i < checked.size(); ++i) {
+    if (checked_pending[i]->referrer) continue;
+    const Summary* d = checked[i];
     const RuleSet& rs = rules_of(d->abs);
     if (!rs.enabled("claim.proposition-verdict") && !rs.enabled("claim.proposition-unknown")) continue;
-    for (const auto& row : proposition_rows(*d, rs)) {
+    for (const auto& row : d->propositions) {
       ids.insert(row.id);
       asks = true;
     }
@@ -355,28 +390,25 @@ CheckResult run_check(const RuleSet& rules, const CheckOptions& opt) {
   // 3. What the root index reaches through live docs (routing.unrouted).
   const std::set<fs::path> routed = reachable(rules, repo, cache);
 
-  // 4. Run the rule families per document, each with its own rule set.
+  // 4. Run the cross-document rules per document on the summaries, each
+  // with its own rule set, then its suppressions over all its findings.
   std::vector<std::vector<diag::Diagnostic>> per_doc(checked.size());
   parallel_for(checked.size(), jobs, [&](std::size_t i) {
-    const Document& d = *checked[i];
+    const Summary& d = *checked[i];
+    Pending& p = *checked_pending[i];
     const RuleSet& rs = rules_of(d.abs);
-    const Context ctx{rs, repo, opt.today, [&](const fs::path& p) { return cache.get(p); }, &verdicts, &routed};
+    const Context ctx{rs, repo, opt.today, [&](const fs::path& path) { return cache.get(path); }, &verdicts, &routed};
     std::vector<diag::Diagnostic>& out = per_doc[i];
-    const bool referrer = referrers.count(d.abs) > 0;
-    if (!referrer) out = d.input_findings;
+    const bool referrer = p.referrer;
+    out = std::move(p.input);
     if (!d.parsed || d.generated) return;
-    std::vector<diag::Diagnostic> found;
+    std::vector<diag::Diagnostic> found = std::move(p.found);
     Sink sink(rs, d.display, found);
-    if (!referrer) check_frontmatter(d, ctx, sink);
     check_routing(d, ctx, sink);
-    if (!referrer) check_lifecycle(d, ctx, sink);
-    check_anchoring(d, ctx, sink);
-    if (!referrer) {
-      check_hygiene(d, ctx, sink);
-      check_propositions(d, ctx, sink);
-    }
-    std::vector<diag::Diagnostic> problems;
-    std::vector<Suppression> sups = read_suppressions(d.outline.comments, rs, d.display, problems);
+    check_links(d, ctx, sink);
+    if (!referrer) check_propositions(d, ctx, sink);
+    std::vector<diag::Diagnostic>& problems = p.problems;
+    std::vector<Suppression>& sups = p.sups;
     if (referrer) {
       found.erase(std::remove_if(found.begin(), found.end(), [](const diag::Diagnostic& f) { return !routing_or_link_rule(f.rule); }),
                   found.end());
@@ -394,7 +426,7 @@ CheckResult run_check(const RuleSet& rules, const CheckOptions& opt) {
 
   CheckResult res;
   for (auto& v : per_doc) res.findings.insert(res.findings.end(), v.begin(), v.end());
-  for (const Document* d : checked) res.bytes += d->bytes;
+  for (const Summary* d : checked) res.bytes += d->bytes;
   res.files = checked.size();
 
   // 5. Rule-set level: retained snapshots must still exist.

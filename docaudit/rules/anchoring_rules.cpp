@@ -1,6 +1,9 @@
 // Claim anchoring: status surfaces link a generated dashboard; every named
 // generated/X.md exists; relative links, their #anchors and backticked
 // repository paths resolve, and nothing resolves outside the repository root.
+// The links are checked from summaries (check_links: a target's anchors are
+// all it needs of another document); the backticked paths from the full
+// parse (check_paths: the sentence around a path says whether it is planned).
 #include <algorithm>
 #include <set>
 
@@ -100,22 +103,22 @@ bool any_word(const std::string& text, const std::vector<std::string>& words) {
 
 }  // namespace
 
-void check_anchoring(const Document& doc, const Context& ctx, Sink& sink) {
+void check_links(const Summary& doc, const Context& ctx, Sink& sink) {
   if (!doc.parsed) return;
   const RuleSet& r = ctx.rules;
   const Repo& repo = ctx.repo;
   const bool doc_inside = repo.inside(doc.abs);
   bool links_dashboard = false;
 
-  for (const auto& l : doc.outline.links) {
+  for (const auto& l : doc.links) {
     LinkTarget t = split_link(l.url, r);
     if (t.external || l.url.empty()) continue;
     if (t.file.empty()) {  // same-document anchor
-      if (!t.anchor.empty() && !doc.outline.has_slug(t.anchor))
+      if (!t.anchor.empty() && !doc.has_slug(t.anchor))
         sink.report("anchor.broken-anchor", l.pos, "no heading of this document has the anchor `#" + t.anchor + "`");
       continue;
     }
-    const fs::path target = resolve_link(doc, t.file, repo);
+    const fs::path target = resolve_link(doc.abs, t.file, repo);
     if (!repo.inside(target)) {
       sink.report("anchor.outside-root", l.pos,
                   "link `" + l.url + "` resolves outside the repository root");
@@ -141,22 +144,35 @@ void check_anchoring(const Document& doc, const Context& ctx, Sink& sink) {
         links_dashboard = true;
       } else if (ctx.repo.is_under(target, ctx.repo.audit_root())) {
         // A dashboard recognised by its own generated marker.
-        const Document* other = target == doc.abs ? &doc : ctx.lookup(target);
+        const Summary* other = target == doc.abs ? &doc : ctx.lookup(target);
         if (other && other->generated) links_dashboard = true;
       }
     }
     if (!t.anchor.empty() && is_markdown(target)) {
-      const Document* other = target == doc.abs ? &doc : ctx.lookup(target);
-      if (other && other->parsed && !other->outline.has_slug(t.anchor))
+      const Summary* other = target == doc.abs ? &doc : ctx.lookup(target);
+      if (other && other->parsed && !other->has_slug(t.anchor))
         sink.report("anchor.broken-anchor", l.pos,
                     "`" + repo.display(target) + "` has no heading with the anchor `#" + t.anchor + "`");
     }
   }
 
-  bool check_paths = true;
+  const std::string& role = doc.role;
+  if (doc.authored && doc_inside &&
+      std::find(r.status_roles.begin(), r.status_roles.end(), role) != r.status_roles.end() && !links_dashboard) {
+    sink.report("anchor.dashboard-link", doc.role_pos,
+                "status-surface doc (" + role + ") links no generated dashboard under `" +
+                    repo.display(repo.generated_root()) + "/`; its numbers must trace to one");
+  }
+}
+
+void check_paths(const Document& doc, const Context& ctx, Sink& sink) {
+  if (!doc.parsed) return;
+  const RuleSet& r = ctx.rules;
+  const Repo& repo = ctx.repo;
+  bool checked = true;
   if (const std::string rel = repo.audit_relative(doc.abs); !rel.empty())
     for (const auto& g : r.unchecked_path_docs)
-      if (glob_match(g, rel)) check_paths = false;
+      if (glob_match(g, rel)) checked = false;
 
   // Paths that do not resolve. A path the text introduces as planned or gone
   // ("New `x/`", "**Deleted:** `y`", "move ... toward `tests/compiler/`") is
@@ -182,7 +198,7 @@ void check_anchoring(const Document& doc, const Context& ctx, Sink& sink) {
       pins_repository = true;
   }
   for (const auto& c : doc.outline.code_spans) {
-    if (!check_paths) break;
+    if (!checked) break;
     const std::string p = path_candidate(c.text);
     if (p.empty()) continue;
     const std::string first = p.substr(0, p.find('/'));
@@ -266,15 +282,6 @@ void check_anchoring(const Document& doc, const Context& ctx, Sink& sink) {
                   "generated dashboard `" + m.path + "` does not exist under `" + repo.display(repo.generated_root()) + "`");
     else
       sink.report("anchor.broken-path", m.span->pos, "repository path `" + m.path + "` does not exist");
-  }
-
-  const std::string role = doc.role(r);
-  if (doc.authored && doc_inside &&
-      std::find(r.status_roles.begin(), r.status_roles.end(), role) != r.status_roles.end() && !links_dashboard) {
-    auto v = doc.fm.get(r.role_key);
-    sink.report("anchor.dashboard-link", v ? Pos{v->line, v->col} : Pos{1, 1},
-                "status-surface doc (" + role + ") links no generated dashboard under `" +
-                    repo.display(repo.generated_root()) + "/`; its numbers must trace to one");
   }
 }
 

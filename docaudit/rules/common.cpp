@@ -49,10 +49,10 @@ LinkTarget split_link(const std::string& url, const RuleSet& rules) {
   return t;
 }
 
-fs::path resolve_link(const Document& doc, const std::string& file, const Repo& repo) {
+fs::path resolve_link(const fs::path& doc, const std::string& file, const Repo& repo) {
   fs::path p(file);
   if (!file.empty() && file[0] == '/') return Repo::normal(repo.root() / file.substr(1));
-  return Repo::normal(doc.abs.parent_path() / p);
+  return Repo::normal(doc.parent_path() / p);
 }
 
 }  // namespace fusecert::docaudit

@@ -56,8 +56,8 @@ std::vector<PropositionRow> proposition_rows(const Document& doc, const RuleSet&
   return out;
 }
 
-void check_propositions(const Document& doc, const Context& ctx, Sink& sink) {
-  for (const auto& row : proposition_rows(doc, ctx.rules)) {
+void check_propositions(const Summary& doc, const Context& ctx, Sink& sink) {
+  for (const auto& row : doc.propositions) {
     auto asserted = ctx.rules.asserted_verdict(row.wording);
     if (!asserted) {
       sink.report("claim.proposition-wording", row.verdict_pos,

@@ -14,18 +14,18 @@ namespace {
 
 /// Does `idx` name `target` inside the sections `within` accepts?
 template <class Within>
-bool names(const Document& idx, const fs::path& target, const Context& ctx, Within within) {
+bool names(const Summary& idx, const fs::path& target, const Context& ctx, Within within) {
   const std::string fname = target.filename().string();
   const std::string rel = target.lexically_relative(idx.abs.parent_path()).generic_string();
-  for (const auto& l : idx.outline.links) {
+  for (const auto& l : idx.links) {
     if (!within(l.section)) continue;
     LinkTarget t = split_link(l.url, ctx.rules);
     if (t.external || t.file.empty()) continue;
-    if (resolve_link(idx, t.file, ctx.repo) == target) return true;
+    if (resolve_link(idx.abs, t.file, ctx.repo) == target) return true;
   }
-  for (const auto& c : idx.outline.code_spans) {
+  for (const auto& c : idx.code_spans) {
     if (!within(c.section)) continue;
-    const std::string s = trim(c.text);
+    const std::string& s = c.text;
     if (s == fname || s == rel || s == "./" + rel) return true;
   }
   return false;
@@ -33,30 +33,25 @@ bool names(const Document& idx, const fs::path& target, const Context& ctx, With
 
 /// `idx` links `target`, or names it in backticks by a path that resolves
 /// to it from `idx`'s folder (a bare file name of another folder does not).
-bool names_exactly(const Document& idx, const fs::path& target, const Context& ctx) {
-  for (const auto& l : idx.outline.links) {
+bool names_exactly(const Summary& idx, const fs::path& target, const Context& ctx) {
+  for (const auto& l : idx.links) {
     LinkTarget t = split_link(l.url, ctx.rules);
-    if (!t.external && !t.file.empty() && resolve_link(idx, t.file, ctx.repo) == target) return true;
+    if (!t.external && !t.file.empty() && resolve_link(idx.abs, t.file, ctx.repo) == target) return true;
   }
-  for (const auto& c : idx.outline.code_spans) {
-    const std::string s = trim(c.text);
+  for (const auto& c : idx.code_spans) {
+    const std::string& s = c.text;
     if (!s.empty() && Repo::normal(idx.abs.parent_path() / s) == target) return true;
   }
   return false;
 }
 
-bool links_to(const Document& doc, const fs::path& target, const Context& ctx) {
-  for (const auto& l : doc.outline.links) {
+bool links_to(const Summary& doc, const fs::path& target, const Context& ctx) {
+  for (const auto& l : doc.links) {
     LinkTarget t = split_link(l.url, ctx.rules);
     if (t.external || t.file.empty()) continue;
-    if (resolve_link(doc, t.file, ctx.repo) == target) return true;
+    if (resolve_link(doc.abs, t.file, ctx.repo) == target) return true;
   }
   return false;
-}
-
-Pos role_pos(const Document& doc, const RuleSet& r) {
-  auto v = doc.fm.get(r.role_key);
-  return v ? Pos{v->line, v->col} : Pos{1, 1};
 }
 
 }  // namespace
@@ -69,21 +64,21 @@ fs::path folder_index(const fs::path& folder, const RuleSet& rules, const Repo& 
   return {};
 }
 
-bool is_index(const Document& doc, const RuleSet& rules) {
-  const std::string name = doc.abs.filename().string();
+bool is_index(const fs::path& doc, const RuleSet& rules) {
+  const std::string name = doc.filename().string();
   return std::find(rules.index_names.begin(), rules.index_names.end(), name) != rules.index_names.end();
 }
 
-void check_routing(const Document& doc, const Context& ctx, Sink& sink) {
+void check_routing(const Summary& doc, const Context& ctx, Sink& sink) {
   if (!doc.authored || !doc.parsed) return;
   const RuleSet& r = ctx.rules;
-  const std::string role = doc.role(r);
-  const Pos at = role_pos(doc, r);
+  const std::string& role = doc.role;
+  const Pos at = doc.role_pos;
   const fs::path root_index = Repo::normal(ctx.repo.audit_root() / r.root_index);
   const std::string root_display = ctx.repo.display(root_index);
   const fs::path index_path = folder_index(doc.abs.parent_path(), r, ctx.repo);
   const bool own_index = !index_path.empty() && index_path == doc.abs;
-  const Document* idx = index_path.empty() || own_index ? nullptr : ctx.lookup(index_path);
+  const Summary* idx = index_path.empty() || own_index ? nullptr : ctx.lookup(index_path);
 
   // 1. Reachable from the root index through live docs.
   if (doc.abs != root_index && ctx.routed && !ctx.routed->count(doc.abs)) {
@@ -119,7 +114,7 @@ void check_routing(const Document& doc, const Context& ctx, Sink& sink) {
     const std::string index_display = ctx.repo.display(index_path);
     for (const Family& f : {Family{"routing.plan-question-table", &r.question_table_headings, "question table"},
                             Family{"routing.plan-catalog", &r.catalog_headings, "scoped-plan catalog"}}) {
-      const std::vector<int> secs = idx->outline.find_sections(*f.headings);
+      const std::vector<int> secs = idx->find_sections(*f.headings);
       const std::string heading = f.headings->front();
       if (secs.empty()) {
         if (r.require_routing_sections)
@@ -130,7 +125,7 @@ void check_routing(const Document& doc, const Context& ctx, Sink& sink) {
       }
       auto within = [&](int s) {
         for (int h : secs)
-          if (idx->outline.within(s, h)) return true;
+          if (idx->within(s, h)) return true;
         return false;
       };
       if (!names(*idx, doc.abs, ctx, within))
@@ -150,7 +145,7 @@ void check_routing(const Document& doc, const Context& ctx, Sink& sink) {
     if (doc.abs == authority) return;  // the authority itself
     if (ctx.repo.exists(authority) && doc.abs.parent_path() != authority.parent_path()) {
       const fs::path map = folder_index(authority.parent_path(), r, ctx.repo);
-      const Document* m = map.empty() ? nullptr : ctx.lookup(map);
+      const Summary* m = map.empty() ? nullptr : ctx.lookup(map);
       if (!m || !names_exactly(*m, doc.abs, ctx)) return;
     }
     std::string missing;

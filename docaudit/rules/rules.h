@@ -1,7 +1,10 @@
-// The rule families, each a small visitor over one parsed document (its
-// frontmatter and outline) that reports findings through a Sink. Cross-
-// document facts (the folder's index, a link target's headings, the prover's
-// verdicts) come from the Context.
+// The rule families. A document's own rules (frontmatter, lifecycle, the
+// repository paths it names, hygiene) read its full parse, a Document; the
+// cross-document rules (routing, links and anchors, proposition verdicts)
+// read Summaries only, its own and the other documents' (its folder's
+// index, its link targets), so a run keeps only the summaries. Both report
+// through a Sink; cross-document facts (summaries by path, the prover's
+// verdicts, the reachable set) come from the Context.
 #pragma once
 #include <chrono>
 #include <functional>
@@ -11,6 +14,7 @@
 #include <vector>
 
 #include "docaudit/document.h"
+#include "docaudit/summary.h"
 #include "docaudit/verdicts.h"
 
 namespace fusecert::docaudit {
@@ -19,9 +23,10 @@ struct Context {
   const RuleSet& rules;
   const Repo& repo;
   std::chrono::sys_days today;
-  /// The parsed document at an absolute path (loaded on demand, cached);
-  /// nullptr when the file does not exist or cannot be parsed.
-  std::function<const Document*(const fs::path&)> lookup;
+  /// The summary of the parsed document at an absolute path (loaded on
+  /// demand, cached); nullptr when the file does not exist or cannot be
+  /// parsed. Not set for a document's own rules, which read no other document.
+  std::function<const Summary*(const fs::path&)> lookup;
   /// The prover's verdict per proposition id named in any checked document.
   const std::map<std::string, OracleAnswer>* verdicts = nullptr;
   /// Live docs reachable from the root index through links of live docs
@@ -50,28 +55,33 @@ struct LinkTarget {
   std::string anchor;     ///< without '#'
 };
 LinkTarget split_link(const std::string& url, const RuleSet& rules);
-/// Where a relative link of `doc` points, absolute and normalized ("/x" is
-/// taken from the repository root, as GitHub renders it).
-fs::path resolve_link(const Document& doc, const std::string& file, const Repo& repo);
+/// Where a relative link of the document at `doc` (absolute) points,
+/// absolute and normalized ("/x" is taken from the repository root, as
+/// GitHub renders it).
+fs::path resolve_link(const fs::path& doc, const std::string& file, const Repo& repo);
 
 /// The index of `folder`: the first of `rules.index_names` that exists there
 /// ("" when none does).
 fs::path folder_index(const fs::path& folder, const RuleSet& rules, const Repo& repo);
-/// `doc`'s file name is one of the configured index names.
-bool is_index(const Document& doc, const RuleSet& rules);
+/// The file name of the document at `doc` is one of the configured index names.
+bool is_index(const fs::path& doc, const RuleSet& rules);
 
+// A document's own rules.
 void check_frontmatter(const Document& doc, const Context& ctx, Sink& sink);
-void check_routing(const Document& doc, const Context& ctx, Sink& sink);
 void check_lifecycle(const Document& doc, const Context& ctx, Sink& sink);
-void check_anchoring(const Document& doc, const Context& ctx, Sink& sink);
+/// The repository paths its code spans name resolve (anchor.broken-path,
+/// anchor.generated-missing, anchor.outside-root).
+void check_paths(const Document& doc, const Context& ctx, Sink& sink);
 void check_hygiene(const Document& doc, const Context& ctx, Sink& sink);
-void check_propositions(const Document& doc, const Context& ctx, Sink& sink);
 
-/// A proposition row of a verdict table: its id, the verdict cell and where.
-struct PropositionRow {
-  std::string id, wording;
-  Pos id_pos, verdict_pos;
-};
+// The cross-document rules.
+void check_routing(const Summary& doc, const Context& ctx, Sink& sink);
+/// Its links and their anchors resolve, and a status surface links a
+/// generated dashboard (anchor.broken-link, anchor.broken-anchor,
+/// anchor.outside-root, anchor.generated-missing, anchor.dashboard-link).
+void check_links(const Summary& doc, const Context& ctx, Sink& sink);
+void check_propositions(const Summary& doc, const Context& ctx, Sink& sink);
+
 /// The proposition rows of `doc`'s verdict tables (tables whose header names
 /// a configured verdict column and whose first cell matches the id pattern).
 std::vector<PropositionRow> proposition_rows(const Document& doc, const RuleSet& rules);
