@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <stdexcept>
 
 #include "support/files.h"
 #include "verifier/cert/certify.h"
@@ -453,6 +454,80 @@ TEST(DialectTables, AMisspeltTableIsRefused) {
                                 "dialect: acme\nops:\n  step:\n    role: optimizer\n    body: lion\n",
                                 "dialect: acme\ndtypes: {fp8: f8}\nops: {}\n", "ops: {}\n", "dialect: [\n"})
     EXPECT_THROW(ir::parse_dialect_table(bad, "acme.yaml"), std::invalid_argument) << bad;
+}
+
+// What an upstream op is comes from MLIR's typed ops, read once by the front
+// end, so no guard compares an op name (tests/ir/guard_names_test.py).
+TEST(Frontend, TypedKindsAndAccess) {
+  ir::Module m = parse_ok(
+      "func.func @f(%b: memref<4x4xf32>, %x: f32, %t: tensor<4xf32>) -> f32 {\n"
+      "  %s = memref.subview %b[0, 0] [2, 2] [1, 1] : memref<4x4xf32> to memref<2x2xf32, strided<[4, 1]>>\n"
+      "  %c0 = arith.constant 0 : index\n"
+      "  %v = memref.load %b[%c0, %c0] : memref<4x4xf32>\n"
+      "  %a = arith.addf %v, %x : f32\n"
+      "  memref.store %a, %b[%c0, %c0] : memref<4x4xf32>\n"
+      "  %e = tensor.empty() : tensor<4xf32>\n"
+      "  %al = memref.alloc() : memref<4xf32>\n"
+      "  %g = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = [\"parallel\"]}\n"
+      "       ins(%t : tensor<4xf32>) outs(%e : tensor<4xf32>) {\n"
+      "  ^bb0(%i: f32, %o: f32):\n"
+      "    linalg.yield %i : f32\n"
+      "  } -> tensor<4xf32>\n"
+      "  %u = \"acme.unknown\"(%b) : (memref<4x4xf32>) -> memref<4x4xf32>\n"
+      "  return %a : f32\n"
+      "}\n");
+  auto op = [&](const std::string& name) -> const ir::Op& {
+    for (const auto& o : m.ops)
+      if (o.name == name) return o;
+    throw std::runtime_error("no " + name);
+  };
+  EXPECT_EQ(op("memref.subview").access, ir::Op::Access::View);
+  EXPECT_EQ(op("memref.load").access, ir::Op::Access::Operand0);
+  EXPECT_EQ(op("memref.store").access, ir::Op::Access::None);
+  EXPECT_EQ(op("func.return").access, ir::Op::Access::None);
+  EXPECT_EQ(op("arith.addf").kind, ir::Op::Kind::Add);
+  EXPECT_EQ(op("tensor.empty").kind, ir::Op::Kind::Alloc);
+  EXPECT_EQ(op("memref.alloc").kind, ir::Op::Kind::Alloc);
+  EXPECT_EQ(op("linalg.generic").kind, ir::Op::Kind::Generic);
+  EXPECT_EQ(op("linalg.generic").access, ir::Op::Access::Inputs);
+  EXPECT_EQ(op("acme.unknown").kind, ir::Op::Kind::Other);
+  EXPECT_EQ(op("acme.unknown").access, ir::Op::Access::Unknown);  // fail closed
+}
+
+TEST(DialectTables, MeaningsCollectivesAndLowering) {
+  const ir::DialectTable* t = ir::builtin_dialects().table_of("tessera.matmul");
+  ASSERT_NE(t, nullptr);
+  EXPECT_EQ(t->key("k_whole"), "tessera.full_k");  // Tessera's own spelling
+  EXPECT_EQ(t->key("grad_clip_scope"), "grad_clip_scope");  // a meaning not listed: its own name
+  EXPECT_EQ(t->lowering, "--tessera-to-linalg");
+  EXPECT_EQ(ir::builtin_dialects().find("tessera.reduce_scatter")->collective, ir::CollectiveKind::ReduceScatter);
+  EXPECT_EQ(ir::builtin_dialects().find("tessera.all_reduce")->collective, ir::CollectiveKind::AllReduce);
+  EXPECT_EQ(t->first_of(ir::OpRole::Decay)->name, "tessera.optim.decay");
+  const std::string ok =
+      "dialect: acme\nlowering: --acme-to-linalg\nkeys: {k_whole: acme.whole_k, lr: rate}\nops:\n"
+      "  step:\n    role: optimizer\n    operands: [W, g]\n    body: sgd\n    attrs: {rate: float}\n"
+      "  sum:\n    role: collective\n    collective: all_reduce\n";
+  ir::DialectTable a = ir::parse_dialect_table(ok, "acme.yaml");
+  EXPECT_EQ(a.key("lr"), "rate");
+  EXPECT_EQ(a.key("k_whole"), "acme.whole_k");
+  EXPECT_EQ(a.find("acme.sum")->collective, ir::CollectiveKind::AllReduce);
+  // Hostile tables: refused, naming the table, never "no semantics".
+  for (const std::string bad : {
+           "dialect: acme\nkeys: {k_hole: acme.whole_k}\nops: {}\n",          // unknown meaning
+           "dialect: acme\nkeys: {lr: rate, eps: rate}\nops: {}\n",           // two meanings, one spelling
+           "dialect: acme\nkeys: {lr: [rate]}\nops: {}\n",                    // not a name
+           "dialect: acme\nkeys: [lr]\nops: {}\n",                            // not a map
+           "dialect: acme\nlowering: [a]\nops: {}\n",                         // not a pass name
+           "dialect: acme.x\nops: {}\n",                                       // not a prefix
+           "dialect: acme\nops:\n  sum:\n    role: collective\n",             // what does it compute?
+           "dialect: acme\nops:\n  sum:\n    role: collective\n    collective: all_gather\n",
+           "dialect: acme\nops:\n  step:\n    role: optimizer\n    collective: all_reduce\n",
+           "dialect: acme\nops:\n  step:\n    role: [optimizer]\n",           // a list where a name belongs
+       })
+    EXPECT_THROW(ir::parse_dialect_table(bad, "acme.yaml"), std::invalid_argument) << bad;
+  // A second table for a dialect already given is refused.
+  ir::DialectTables both = ir::builtin_dialects();
+  EXPECT_THROW(both.add(ir::parse_dialect_table("dialect: tessera\nops: {}\n", "mine.yaml")), std::invalid_argument);
 }
 
 TEST(AttributeBoundary, KindsKeysAndMisspellings) {

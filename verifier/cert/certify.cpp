@@ -55,7 +55,7 @@ InputReport certify_module(const std::string& text, const std::string& file, uns
   }
   if (!lr.module) return r;
   r.parsed = true;
-  const ir::DialectTables& tables = ir::builtin_dialects();
+  const ir::DialectTables& tables = ir::dialects();
   ir::canonicalize_dtypes(*lr.module, tables);
   const ir::Module& m = *lr.module;
   // NaN, ±inf (an overflowed literal) as a hyper-parameter: rejected here, at
@@ -64,9 +64,11 @@ InputReport certify_module(const std::string& text, const std::string& file, uns
   for (const ir::Op& op : m.ops)
     for (const auto& [key, a] : op.attrs) {
       if (a.kind != ir::Attr::Kind::Float && a.kind != ir::Attr::Kind::Int) continue;
-      bool hyper = false;
-      for (const char* k : model::kHyperKeys) hyper = hyper || key == k;
-      if (!hyper) continue;
+      // A hyper-parameter under its dialect's spelling (ir::key_of).
+      const char* meaning = nullptr;
+      for (const char* k : model::kHyperKeys)
+        if (key == ir::key_of(op, k)) meaning = k;
+      if (!meaning) continue;
       if (auto why = model::hyper_value_problem(key, a.num))
         r.diags.push_back(diag::error(op.loc, "input.hyper",
                                       op.name + ": the hyper-parameter " + *why + " (" + a.text + "); give a finite value"));

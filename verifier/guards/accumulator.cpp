@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "verifier/guards/guards.h"
+#include "verifier/ir/dialect_table.h"
 #include "verifier/smt/arith.h"
 
 namespace fusecert::guards {
@@ -43,26 +44,30 @@ void guard_accumulator(GuardContext& g) {
   const ir::Op& p = g.producer();
   const std::string id = "P6.accumulator";
   std::string accum, storage;
-  if (p.dialect() == "tessera") {
-    const ir::Attr* np = g.require(p, "numeric_policy", "P6", id, "a dictionary {accum = \"f32\", storage = \"bf16\"}");
+  // Keys by meaning: the producer's dialect table says how it spells them.
+  const std::string k_policy = ir::key_of(p, "numeric_policy"), k_accum = ir::key_of(p, "accum"),
+                    k_storage = ir::key_of(p, "storage");
+  if (g.facts.producer_spec) {
+    const ir::Attr* np = g.require(p, k_policy, "P6", id,
+                                   "a dictionary {" + k_accum + " = \"f32\", " + k_storage + " = \"bf16\"}");
     if (!np) return;
-    const ir::Attr* a = np->get("accum");
-    const ir::Attr* s = np->get("storage");
+    const ir::Attr* a = np->get(k_accum);
+    const ir::Attr* s = np->get(k_storage);
     if (!a || !s) {
-      std::string k = !a ? "accum" : "storage";
+      std::string k = !a ? k_accum : k_storage;
       g.structural(id, "the accumulator dtype is declared and carried to the epilogue", "missing",
-                   "numeric_policy lacks '" + k + "'");
-      g.error("P6", id, p.loc, "missing semantic key 'numeric_policy." + k + "' on " + p.name +
+                   k_policy + " lacks '" + k + "'");
+      g.error("P6", id, p.loc, "missing semantic key '" + k_policy + "." + k + "' on " + p.name +
                                    ": fusecert does not assume the accumulator or storage dtype");
       return;
     }
     accum = a->text;
     storage = s->text;
-    for (auto [key, at] : {std::pair<const char*, const ir::Attr*>{"accum", a}, {"storage", s}}) {
+    for (auto [key, at] : {std::pair<std::string, const ir::Attr*>{k_accum, a}, {k_storage, s}}) {
       if (at->kind == ir::Attr::Kind::String && known_dtype(at->text)) continue;
       g.structural(id, "the accumulator dtype is declared and carried to the epilogue", "missing",
-                   std::string("numeric_policy.") + key + " = " + at->text + " is not a dtype fusecert knows (f64, f32, bf16, f16)");
-      g.error("P6", id, p.loc, std::string("numeric_policy.") + key + " = " + at->text + " on " + p.name +
+                   k_policy + "." + key + " = " + at->text + " is not a dtype fusecert knows (f64, f32, bf16, f16)");
+      g.error("P6", id, p.loc, k_policy + "." + key + " = " + at->text + " on " + p.name +
                                    " is not one of \"f64\", \"f32\", \"bf16\", \"f16\": fusecert does not guess a dtype");
       return;
     }
@@ -77,27 +82,29 @@ void guard_accumulator(GuardContext& g) {
   // precision gain P6 is about is not realizable: say so.
   if (unit_roundoff(accum) > unit_roundoff("f32")) {
     auto& d = g.warning("P6", id, p.loc,
-                        "accumulator dtype " + accum + " (numeric_policy.accum): the K sum is rounded to " + accum +
+                        "accumulator dtype " + accum + " (" + k_policy + "." + k_accum + "): the K sum is rounded to " + accum +
                             ", so the fused epilogue reads no more precision than the stored " + storage +
                             " gradient; fusion is legal but the precision gain is not realizable");
-    d.notes.push_back(g.producer_note("accumulate in f32 (numeric_policy.accum = \"f32\") to realise the gain"));
+    d.notes.push_back(g.producer_note("accumulate in f32 (" + k_policy + "." + k_accum + " = \"f32\") to realise the gain"));
   }
   // State dtype.
   std::string state;
   const ir::Op* cons = g.consumer();
   if (!cons) return;
-  if (cons->dialect() == "tessera") {
-    // SGD keeps no state, so nothing can mask the gain and the key is
-    // optional; when it is declared anyway its value is still checked.
-    const bool stateless = g.facts.optimizer == "sgd";
-    if (stateless && !cons->attr("state_dtype")) return;
-    const ir::Attr* sd = g.require(*cons, "state_dtype", "P6", "P6.state_dtype", "the element type of the optimizer state, e.g. \"f32\"");
+  if (g.facts.consumer_spec) {
+    // An optimizer that keeps no state (the table gives it no state
+    // operand) has nothing that can mask the gain, so the key is optional;
+    // when it is declared anyway its value is still checked.
+    const std::string k_state = ir::key_of(*cons, "state_dtype");
+    const bool stateless = g.facts.state_values.empty();
+    if (stateless && !cons->attr(k_state)) return;
+    const ir::Attr* sd = g.require(*cons, k_state, "P6", "P6.state_dtype", "the element type of the optimizer state, e.g. \"f32\"");
     if (!sd) return;
     if (sd->kind != ir::Attr::Kind::String || !known_dtype(sd->text)) {
       g.structural("P6.state_dtype", "the optimizer state dtype is declared", "missing",
-                   "state_dtype = " + sd->text + " on " + cons->name + " is not a dtype fusecert knows (f64, f32, bf16, f16)");
+                   k_state + " = " + sd->text + " on " + cons->name + " is not a dtype fusecert knows (f64, f32, bf16, f16)");
       g.error("P6", "P6.state_dtype", cons->loc,
-              "state_dtype = " + sd->text + " on " + cons->name +
+              k_state + " = " + sd->text + " on " + cons->name +
                   " is not one of \"f64\", \"f32\", \"bf16\", \"f16\": fusecert does not guess a dtype");
       return;
     }
@@ -122,7 +129,7 @@ void guard_accumulator(GuardContext& g) {
                             " state masks it: the precision gain is at most " + smt::exact_decimal(bound) +
                             "x (proved)");
     d.notes.push_back(g.producer_note("the " + accum + " accumulator reaches the epilogue here; keep the optimizer "
-                                      "state in f32 (state_dtype = \"f32\") to realise the gain"));
+                                      "state in f32 (" + ir::key_of(*cons, "state_dtype") + " = \"f32\") to realise the gain"));
   }
 }
 

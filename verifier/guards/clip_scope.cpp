@@ -3,6 +3,7 @@
 // refutation query below is P2's impossibility in one coordinate), "layer" is
 // legal but the residency falls to the layer, "none" is legal.
 #include "verifier/guards/guards.h"
+#include "verifier/ir/dialect_table.h"
 
 namespace fusecert::guards {
 
@@ -30,10 +31,12 @@ std::string impossibility_query() {
 void guard_clip_scope(GuardContext& g) {
   const std::string id = "P2.clip_scope";
   const std::string claim = "gradient clipping needs no norm beyond what one tile holds (grad_clip_scope none or layer)";
-  // An explicit global-norm clip op between the producer and the optimizer.
+  // An explicit global-norm clip op (a table entry of role clip) between the
+  // producer and the optimizer.
   for (auto& u : g.c.uses) {
     const ir::Op& op = g.m.ops[u.first];
-    if (op.name != "tessera.clip_by_global_norm") continue;
+    const ir::OpSpec* spec = ir::spec_of(op);
+    if (!spec || spec->role != ir::OpRole::Clip) continue;
     g.structural(id, claim, "violated", op.name + " at " + op.loc.str() + " reads the weight gradient");
     auto& o = g.smt("P2.recoverable", "an O(1)-space epilogue can recover the clipped moment m_t(c) from m_t(1), c and |g|",
                     memo_query("p2:impossibility", [] { return impossibility_query(); }), "unsat", "QF_NRA");
@@ -41,40 +44,43 @@ void guard_clip_scope(GuardContext& g) {
     auto& d = g.error("P2", id, op.loc,
                       "cannot fuse the optimizer into the weight-gradient epilogue: " + op.name +
                           " needs the norm of every gradient before any tile may update");
+    const ir::Op* cons = g.consumer();
+    const std::string k_scope = ir::key_of(cons ? *cons : op, "grad_clip_scope");
     d.notes.push_back(g.producer_note("weight-gradient producer here; legal with per-layer clipping "
-                                      "(grad_clip_scope = \"layer\") or none"));
+                                      "(" + k_scope + " = \"layer\") or none"));
     return;
   }
   const ir::Op* cons = g.consumer();
   if (!cons) return;  // nothing to check: the single-use guard already failed
-  const ir::Attr* a = g.require(*cons, "grad_clip_scope", "P2", id, "one of \"none\", \"layer\", \"global\"");
+  const std::string k_scope = ir::key_of(*cons, "grad_clip_scope");
+  const ir::Attr* a = g.require(*cons, k_scope, "P2", id, "one of \"none\", \"layer\", \"global\"");
   if (!a) return;
   const std::string v = a->text;
   if (a->kind != ir::Attr::Kind::String || (v != "none" && v != "layer" && v != "global")) {
-    g.structural(id, claim, "missing", "grad_clip_scope = " + v + " is not one of none, layer, global");
-    g.error("P2", id, cons->loc, "grad_clip_scope = " + a->text + " is not one of \"none\", \"layer\", \"global\"");
+    g.structural(id, claim, "missing", k_scope + " = " + v + " is not one of none, layer, global");
+    g.error("P2", id, cons->loc, k_scope + " = " + a->text + " is not one of \"none\", \"layer\", \"global\"");
     return;
   }
   if (v == "global") {
-    g.structural(id, claim, "violated", "grad_clip_scope = \"global\" on " + cons->name + " at " + cons->loc.str());
+    g.structural(id, claim, "violated", k_scope + " = \"global\" on " + cons->name + " at " + cons->loc.str());
     g.smt("P2.recoverable", "an O(1)-space epilogue can recover the clipped moment m_t(c) from m_t(1), c and |g|",
           memo_query("p2:impossibility", [] { return impossibility_query(); }), "unsat", "QF_NRA");
     auto& d = g.error("P2", id, cons->loc,
                       "cannot fuse " + cons->name +
-                          " into the weight-gradient epilogue: grad_clip_scope = \"global\" needs the norm of every "
+                          " into the weight-gradient epilogue: " + k_scope + " = \"global\" needs the norm of every "
                           "gradient before any tile may update");
-    d.notes.push_back(g.producer_note("weight-gradient producer here; legal with grad_clip_scope = \"layer\" "
+    d.notes.push_back(g.producer_note("weight-gradient producer here; legal with " + k_scope + " = \"layer\" "
                                       "(residency falls to the layer) or \"none\""));
     return;
   }
-  g.structural(id, claim, "holds", "grad_clip_scope = \"" + v + "\" on " + cons->name);
+  g.structural(id, claim, "holds", k_scope + " = \"" + v + "\" on " + cons->name);
   if (v == "layer") {
     g.out.residency = "layer";
     auto& d = g.out.diags.emplace_back();
     d.severity = diag::Severity::Remark;
     d.rule = id;
     d.loc = cons->loc;
-    d.message = "grad_clip_scope = \"layer\": legal, but the residency falls to the layer (the layer's gradient norm "
+    d.message = k_scope + " = \"layer\": legal, but the residency falls to the layer (the layer's gradient norm "
                 "is needed before its tiles update)";
   }
 }

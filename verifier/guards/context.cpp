@@ -195,13 +195,18 @@ CandidateReport check_candidate(const ir::Module& m, const ir::Candidate& c, uns
   GuardContext g{m, c, timeout_ms, facts, r};
   guard_single_use(g);
   guard_k_whole(g);
-  guard_clip_scope(g);
-  guard_reduce_into_state(g);
-  guard_routing(g);
-  guard_locality(g);
-  guard_accumulator(g);
-  guard_inplace_order(g);
-  guard_residency(g);
+  // An opaque consumer (a table op without a body): every later guard would
+  // reason about what it computes, which fusecert does not know. Only the
+  // producer's own guard (K whole) runs; single use recorded `missing`.
+  if (!facts.opaque) {
+    guard_clip_scope(g);
+    guard_reduce_into_state(g);
+    guard_routing(g);
+    guard_locality(g);
+    guard_accumulator(g);
+    guard_inplace_order(g);
+    guard_residency(g);
+  }
   r.verdict = decide(r.obligations);
   if (r.verdict == "illegal") {
     for (auto& o : r.obligations) {

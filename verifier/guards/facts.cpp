@@ -4,7 +4,7 @@ namespace fusecert::guards {
 
 Facts compute_facts(const ir::Module& m, const ir::Candidate& c, unsigned timeout_ms) {
   Facts f;
-  const ir::DialectTables& tables = ir::builtin_dialects();
+  const ir::DialectTables& tables = ir::dialects();
   f.producer_spec = tables.find(m.ops[c.producer].name);
   if (c.consumer < 0) return f;
   const ir::Op& cons = m.ops[c.consumer];
@@ -18,8 +18,11 @@ Facts compute_facts(const ir::Module& m, const ir::Candidate& c, unsigned timeou
     const ir::DialectTable* table = tables.table_of(cons.name);
     f.optimizer = spec->role == ir::OpRole::Fused ? spec->body
                                                   : spec->name.substr(table ? table->dialect.size() + 1 : 0);
+    f.reference = spec->body.empty() ? nullptr : ir::find_reference(spec->body);
+    f.opaque = !f.reference;
     for (size_t i = 0; i < cons.operands.size(); ++i) {
       const std::string role = i < spec->operands.size() ? spec->operands[i] : "";
+      if (role == "v") f.second_moment = true;
       if (role == "W") f.weight_value = cons.operands[i];
       else if (role == "m" || role == "v" || role == "B" ||
                (spec->role == ir::OpRole::Optimizer && role != "g"))
@@ -38,9 +41,11 @@ Facts compute_facts(const ir::Module& m, const ir::Candidate& c, unsigned timeou
   // Proven only when unsat over satisfiable premises (non-vacuous).
   if (r.answer == smt::Answer::Unsat && r.premises && *r.premises == smt::Answer::Sat) {
     f.optimizer = rec.kind;
+    f.reference = ir::find_reference(rec.kind);
     f.roles = rec.roles;
     f.outputs = rec.outputs;
     for (size_t i = 0; i < rec.roles.size() && i < cons.operands.size(); ++i) {
+      if (rec.roles[i] == "v") f.second_moment = true;
       if (rec.roles[i] == "W") f.weight_value = cons.operands[i];
       else if (rec.roles[i] != "g") f.state_values.push_back(cons.operands[i]);
     }

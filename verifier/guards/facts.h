@@ -21,10 +21,22 @@ namespace fusecert::guards {
 struct Facts {
   const ir::OpSpec* producer_spec = nullptr;  ///< the producer's table entry, if a table lists it
   const ir::OpSpec* consumer_spec = nullptr;  ///< the consumer's (or the fused op's) table entry
-  /// The consumer's optimizer: its table entry's name after the dialect
-  /// prefix (declared), or what its body was proven to compute; empty when
-  /// neither.
+  /// The consumer's optimizer, for messages and the report: its table
+  /// entry's name after the dialect prefix (declared), or the reference its
+  /// body was proven to compute; empty when neither. Guards decide on
+  /// `reference`, never on this name.
   std::string optimizer;
+  /// The element-wise body the consumer computes: its table entry's `body`
+  /// (a fused op's epilogue too), or the reference its linalg.generic body
+  /// was proven equal to; nullptr when neither.
+  const ir::Reference* reference = nullptr;
+  /// The consumer is an optimizer (or fused) op its table lists without a
+  /// body: fusecert knows its operands and keys, not what it computes, so
+  /// legality through it is inconclusive, never assumed.
+  bool opaque = false;
+  /// The optimizer state includes a second moment (a role "v": the routing
+  /// guard's decay covers it too).
+  bool second_moment = false;
   int weight_value = -1;                ///< W, the value the consumer updates
   std::vector<int> state_values;        ///< the optimizer state it reads (m, v / B)
   std::vector<std::string> roles;       ///< proven body: the role of each input ("W", "g", "m", ...)

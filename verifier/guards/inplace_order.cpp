@@ -5,6 +5,7 @@
 // distinct SSA values and the hazard cannot occur.
 #include <algorithm>
 #include <set>
+#include <string>
 
 #include "verifier/guards/guards.h"
 
@@ -13,31 +14,9 @@ namespace fusecert::guards {
 namespace {
 bool is_memref(const ir::Module& m, int v) { return v >= 0 && m.values[v].type.kind == ir::Type::Kind::MemRef; }
 
-/// How an op that takes W (or an alias of W) accesses it.
-enum class Access {
-  None,      ///< metadata only, or a write: not a read of W's data
-  View,      ///< its results alias its operand (views, casts, reshapes)
-  Operand0,  ///< reads its first operand (load, copy source)
-  Inputs,    ///< destination-passing style: reads its ins, writes its outs
-  All,       ///< unknown: treated as reading every operand; a shaped result may alias (fail closed)
-};
-
-Access classify(const ir::Op& op) {
-  static const std::set<std::string> views = {
-      "memref.subview", "memref.cast", "memref.reinterpret_cast", "memref.expand_shape", "memref.collapse_shape",
-      "memref.transpose", "memref.view", "memref.reshape", "memref.memory_space_cast",
-      "memref.extract_strided_metadata", "memref.assume_alignment", "bufferization.to_tensor"};
-  static const std::set<std::string> none = {"memref.dealloc", "memref.dim", "memref.rank", "func.return",
-                                             "memref.store", "affine.store", "vector.store", "vector.transfer_write",
-                                             "memref.extract_aligned_pointer_as_index"};
-  static const std::set<std::string> operand0 = {"memref.load", "affine.load", "vector.load", "vector.transfer_read",
-                                                 "memref.copy"};
-  if (views.count(op.name)) return Access::View;
-  if (none.count(op.name)) return Access::None;
-  if (operand0.count(op.name)) return Access::Operand0;
-  if (op.num_inputs >= 0 && op.dialect() == "linalg") return Access::Inputs;
-  return Access::All;
-}
+/// How an op that takes W (or an alias of W) accesses it: the front end
+/// reads it from MLIR's typed ops (ir::Op::access).
+using Access = ir::Op::Access;
 }  // namespace
 
 void guard_inplace_order(GuardContext& g) {
@@ -47,7 +26,7 @@ void guard_inplace_order(GuardContext& g) {
   const std::string claim = "every read of W precedes the in-place update of W";
   // The buffers the update writes in place.
   std::vector<int> written;
-  if (cons->name == "linalg.generic") {
+  if (cons->kind == ir::Op::Kind::Generic) {
     for (int v : ir::inits(*cons))
       if (is_memref(g.m, v)) written.push_back(v);
   } else if (cons->results.empty()) {
@@ -77,7 +56,7 @@ void guard_inplace_order(GuardContext& g) {
     bool touches = false;
     for (int v : op.operands) touches = touches || alias.count(v);
     if (!touches) continue;
-    const Access a = classify(op);
+    const Access a = op.access;
     bool reads = false;
     switch (a) {
       case Access::None: break;
@@ -91,7 +70,7 @@ void guard_inplace_order(GuardContext& g) {
       case Access::Inputs:
         for (int v : ir::inputs(op)) reads = reads || alias.count(v);
         break;
-      case Access::All:
+      case Access::Unknown:
         reads = true;
         if (std::any_of(op.results.begin(), op.results.end(), [&](int r) { return is_memref(g.m, r) || g.m.values[r].type.kind == ir::Type::Kind::Tensor; }))
           if (!unknown) unknown = &op;

@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "verifier/guards/guards.h"
+#include "verifier/ir/dialect_table.h"
 #include "verifier/smt/arith.h"
 
 namespace fusecert::guards {
@@ -59,14 +60,18 @@ void guard_k_whole(GuardContext& g) {
   std::string accum = "f32";
   if (g.c.grad >= 0 && (g.m.values[g.c.grad].type.elem == "bf16" || g.m.values[g.c.grad].type.elem == "f16"))
     accum = g.m.values[g.c.grad].type.elem;
-  if (const ir::Attr* np = p.attr("numeric_policy"); np && np->get("accum")) accum = np->get("accum")->text;
+  // Keys by meaning: the producer's dialect table says how it spells them.
+  const std::string k_policy = ir::key_of(p, "numeric_policy"), k_accum = ir::key_of(p, "accum");
+  const std::string k_split = ir::key_of(p, "split_k"), k_whole = ir::key_of(p, "k_whole");
+  if (const ir::Attr* np = p.attr(k_policy); np && np->get(k_accum)) accum = np->get(k_accum)->text;
 
-  if (p.dialect() == "tessera") {
-    const ir::Attr* sk = p.attr("split_k");
-    const ir::Attr* fk = p.attr("tessera.full_k");
-    // tessera.full_k is a unit attribute, a boolean or an index: unit / true
-    // = K whole, false = K not whole (illegal), an index = the K extent the
-    // op reduces whole (Tessera's tiling stamps `tessera.full_k = K : index`),
+  if (g.facts.producer_spec) {
+    const ir::Attr* sk = p.attr(k_split);
+    const ir::Attr* fk = p.attr(k_whole);
+    // The k_whole key (Tessera: tessera.full_k) is a unit attribute, a
+    // boolean or an index: unit / true = K whole, false = K not whole
+    // (illegal), an index = the K extent the op reduces whole (Tessera's
+    // tiling stamps `tessera.full_k = K : index`),
     // cross-checked against the contraction's token axis (X is [K, M]); any
     // other value is not one fusecert can read (fail closed, never "present
     // means whole").
@@ -76,36 +81,37 @@ void guard_k_whole(GuardContext& g) {
       const int64_t k = x.shape.empty() ? -1 : x.shape[0];
       if (k >= 0 && static_cast<int64_t>(fk->num) != k) {
         g.structural(id, claim, "missing",
-                     "tessera.full_k = " + fk->text + " on " + p.name + ", but its K (token) extent is " +
+                     k_whole + " = " + fk->text + " on " + p.name + ", but its K (token) extent is " +
                          std::to_string(k) + " (" + x.text + ")");
         g.error("P1", id, p.loc,
-                "tessera.full_k = " + fk->text + " states a K extent of " +
+                k_whole + " = " + fk->text + " states a K extent of " +
                     std::to_string(static_cast<long long>(fk->num)) + ", but the contraction reduces K = " +
                     std::to_string(k) + " (" + x.text + "): fusecert cannot tell whether K is reduced whole");
         return;
       }
     }
     if (fk && !fk_index && fk->kind != ir::Attr::Kind::Unit && fk->kind != ir::Attr::Kind::Bool) {
-      g.structural(id, claim, "missing", "tessera.full_k = " + fk->text + " on " + p.name + " is not a unit attribute or a boolean");
+      g.structural(id, claim, "missing", k_whole + " = " + fk->text + " on " + p.name + " is not a unit attribute or a boolean");
       g.error("P1", id, p.loc,
-              "tessera.full_k = " + fk->text + " is not a unit attribute, true, false or an index: fusecert cannot tell "
+              k_whole + " = " + fk->text + " is not a unit attribute, true, false or an index: fusecert cannot tell "
               "whether K is reduced whole");
       return;
     }
     const bool fk_false = fk && fk->kind == ir::Attr::Kind::Bool && fk->num == 0;
     if (fk_false) {
       splits = sk && sk->kind == ir::Attr::Kind::Int && sk->num > 1 ? static_cast<unsigned>(sk->num) : 2;
-      evidence = "tessera.full_k = false on " + p.name + ": the K reduction is not whole inside the op";
+      evidence = k_whole + " = false on " + p.name + ": the K reduction is not whole inside the op";
     } else if (sk && sk->kind == ir::Attr::Kind::Int && sk->num > 1) {
       splits = static_cast<unsigned>(sk->num);
-      evidence = "split_k = " + std::to_string(splits) + " on " + p.name;
+      evidence = k_split + " = " + std::to_string(splits) + " on " + p.name;
     } else if (sk || fk) {
-      evidence = sk ? "split_k = " + sk->text + " on " + p.name : "tessera.full_k on " + p.name;
+      evidence = sk ? k_split + " = " + sk->text + " on " + p.name : k_whole + " on " + p.name;
     } else if (g.c.form == ir::Form::Fused) {
-      evidence = p.name + " declares no split_k: K is reduced inside the fused op";
+      evidence = p.name + " declares no " + k_split + ": K is reduced inside the fused op";
     } else {
-      g.require(p, "tessera.full_k", "P1", id,
-                "declare tessera.full_k when K is reduced whole inside the op, or split_k = N when it is split");
+      g.require(p, k_whole, "P1", id,
+                "declare " + k_whole + " when K is reduced whole inside the op, or " + k_split +
+                    " = N when it is split");
       return;
     }
   } else if (g.c.split_reduce >= 0) {
@@ -119,19 +125,19 @@ void guard_k_whole(GuardContext& g) {
   }
   if (splits > 1) {
     g.structural(id, claim, "violated", evidence);
-    const ir::Attr* fk = p.attr("tessera.full_k");
+    const ir::Attr* fk = g.facts.producer_spec ? p.attr(k_whole) : nullptr;
     const bool declared_false = fk && fk->kind == ir::Attr::Kind::Bool && fk->num == 0;
     auto& d = g.error("P1", id, g.c.split_reduce >= 0 ? g.m.ops[g.c.split_reduce].loc : p.loc,
                       declared_false
-                          ? "cannot fuse the optimizer into the weight-gradient epilogue: the producer declares "
-                            "tessera.full_k = false, so no tile holds the finished gradient before the K reduction "
+                          ? "cannot fuse the optimizer into the weight-gradient epilogue: the producer declares " +
+                                k_whole + " = false, so no tile holds the finished gradient before the K reduction "
                             "completes outside the op"
                           : "cannot fuse the optimizer into the weight-gradient epilogue: the producer splits K into " +
                                 std::to_string(splits) +
                                 " partial sums, so no tile holds the finished gradient before the reduction (and the "
                                 "split reassociates the K sum)");
     d.notes.push_back(g.producer_note("weight-gradient producer here; legal with the K reduction kept whole "
-                                      "(tessera.full_k, no split_k)"));
+                                      "(" + std::string(g.facts.producer_spec ? k_whole + ", no " + k_split : "one contraction over the whole K, no split-K") + ")"));
   } else {
     g.structural(id, claim, "holds", evidence);
   }

@@ -7,16 +7,12 @@
 #include <algorithm>
 
 #include "verifier/guards/guards.h"
+#include "verifier/ir/dialect_table.h"
 #include "verifier/ir/locality.h"
 
 namespace fusecert::guards {
 
 namespace {
-
-ir::Locality intrinsic(const std::string& kind) {
-  if (kind == "adafactor") return ir::Locality::Row;
-  return ir::Locality::Coordinate;
-}
 
 ir::LocalityProblem from_generic(const ir::Module& m, const ir::Op& op, int grad_operand) {
   ir::LocalityProblem p;
@@ -45,40 +41,38 @@ void guard_locality(GuardContext& g) {
                             "of the producer tile that computed that point (read locality ⊑ tile partition)";
   ir::LocalityProblem prob;
   std::string source;
-  if (cons->name == "linalg.generic") {
+  if (cons->kind == ir::Op::Kind::Generic) {
     if (cons->maps.size() != cons->operands.size() || g.c.consumer_operand < 0) {
       g.structural(id, claim, "missing", "the consumer's indexing maps are not available");
-      g.error("P9", id, cons->loc, "cannot read the indexing maps of this linalg.generic");
+      g.error("P9", id, cons->loc, "cannot read the indexing maps of this " + cons->name);
       return;
     }
     prob = from_generic(g.m, *cons, g.c.consumer_operand);
-    source = "indexing maps of the linalg.generic: gradient " + prob.grad_map.text;
+    source = "indexing maps of the " + cons->name + ": gradient " + prob.grad_map.text;
   } else {
-    const ir::Attr* a = g.require(*cons, "state_locality", "P9", id,
+    const std::string k_loc = ir::key_of(*cons, "state_locality");
+    const ir::Attr* a = g.require(*cons, k_loc, "P9", id,
                                   "one of coordinate, row, column, block, tensor, layer, global");
     if (!a) return;
     auto decl = ir::parse_locality(a->text);
     if (!decl) {
-      g.structural(id, claim, "missing", "state_locality = " + a->text + " is not a lattice position");
+      g.structural(id, claim, "missing", k_loc + " = " + a->text + " is not a lattice position");
       g.error("P9", id, cons->loc,
-              "state_locality = \"" + a->text +
+              k_loc + " = \"" + a->text +
                   "\" is not one of coordinate, row, column, block, tensor, layer, global");
       return;
     }
-    ir::Locality use = *decl;
-    std::string kind = g.facts.optimizer;
-    if (ir::rank(intrinsic(kind)) > ir::rank(*decl)) {
-      use = intrinsic(kind);
-      g.warning("P9", id, cons->loc,
-                "state_locality = \"" + a->text + "\" is finer than what " + cons->name + " reads (" +
-                    ir::to_string(use) + " statistics); checking " + ir::to_string(use));
-    }
+    // The declared position is checked as declared: every reference update
+    // a table op's body can name (ir::references()) is element-wise, so it
+    // reads no coarser than its coordinate; a table op without a body never
+    // gets here (opaque: the single-use guard makes it inconclusive).
+    const ir::Locality use = *decl;
     std::vector<int64_t> shape;
     if (g.c.grad >= 0) shape = g.m.values[g.c.grad].type.shape;
     else if (g.facts.weight_value >= 0) shape = g.m.values[g.facts.weight_value].type.shape;
     if (shape.size() != 2) shape = {-1, -1};
     prob = ir::problem_for(use, shape);
-    source = "state_locality = \"" + ir::to_string(use) + "\" on " + cons->name;
+    source = k_loc + " = \"" + ir::to_string(use) + "\" on " + cons->name;
   }
   Obligation* o = nullptr;
   try {

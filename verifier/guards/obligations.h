@@ -6,12 +6,18 @@
 // the IR) and docs/certificates.md ("The obligations", compared with this
 // table by a unit test in tests/ir) all read it.
 #pragma once
+#include <optional>
 #include <string>
+
+#include "verifier/ir/candidates.h"
 
 namespace fusecert::guards {
 
 /// Candidate forms, as bits (ir::Form order).
-inline constexpr unsigned kLinalg = 1, kTessera = 2, kBufferized = 4, kFused = 8;
+inline constexpr unsigned kLinalg = 1u << static_cast<unsigned>(ir::Form::Linalg),
+                          kTessera = 1u << static_cast<unsigned>(ir::Form::Tessera),
+                          kBufferized = 1u << static_cast<unsigned>(ir::Form::Bufferized),
+                          kFused = 1u << static_cast<unsigned>(ir::Form::Fused);
 inline constexpr unsigned kAllForms = kLinalg | kTessera | kBufferized | kFused;
 /// A `fusecert validate` certificate (form fused, consumer recognised as
 /// "translation-validation"): it carries the per-result equivalence queries
@@ -62,10 +68,11 @@ inline const ObligationSpec* find_obligation(const std::string& id) {
 /// first instance, e.g. TV.result0).
 inline std::string required_id(const ObligationSpec& spec) { return spec.prefix ? std::string(spec.id) + "0" : spec.id; }
 
-/// The form bit of a certificate's `candidate.form` string (0 if unknown).
+/// The form bit of a certificate's `candidate.form` string (0 if unknown):
+/// the names are ir::to_string(Form)'s, and the bits follow ir::Form.
 inline unsigned form_bit(const std::string& form) {
-  return form == "linalg" ? kLinalg : form == "tessera" ? kTessera : form == "bufferized" ? kBufferized
-                                                                                          : form == "fused" ? kFused : 0;
+  const std::optional<ir::Form> f = ir::form_from_string(form);
+  return f ? 1u << static_cast<unsigned>(*f) : 0;
 }
 
 }  // namespace fusecert::guards

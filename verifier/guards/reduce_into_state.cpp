@@ -31,6 +31,7 @@
 #include <map>
 
 #include "verifier/guards/guards.h"
+#include "verifier/ir/dialect_table.h"
 #include "verifier/ir/recognize.h"
 #include "verifier/model/hyper.h"
 #include "verifier/model/optimizer.h"
@@ -39,29 +40,6 @@
 namespace fusecert::guards {
 
 namespace {
-
-/// The reference's outputs (W1, state1...) of a tessera / fused optimizer.
-const std::vector<std::string>* reference_outputs(const std::string& kind) {
-  static const std::map<std::string, std::vector<std::string>> k = {
-      {"adamw", {"W1", "m1", "v1"}}, {"momentum", {"W1", "B1"}}, {"sgd", {"W1"}}};
-  auto it = k.find(kind);
-  return it == k.end() ? nullptr : &it->second;
-}
-
-template <class A>
-typename A::T reference_output(A& a, const std::string& kind, const std::string& out,
-                               const std::map<std::string, typename A::T>& in) {
-  if (kind == "adamw") {
-    if (out == "m1") return model::adam_m(a, in.at("m"), in.at("g"));
-    if (out == "v1") return model::adam_v(a, in.at("v"), in.at("g"));
-    return model::adamw_step(a, model::AdamWState<typename A::T>{in.at("W"), in.at("m"), in.at("v")}, in.at("g")).W;
-  }
-  if (kind == "momentum") {
-    auto B1 = model::momentum_state(a, in.at("B"), in.at("g"));
-    return out == "B1" ? B1 : model::sgd_step(a, in.at("W"), B1);
-  }
-  return model::sgd_step(a, in.at("W"), in.at("g"));
-}
 
 /// The state an output carries: "m1" → "m".
 std::string state_of(const std::string& out) { return out.size() > 1 && out.back() == '1' ? out.substr(0, out.size() - 1) : ""; }
@@ -149,70 +127,52 @@ Built body_query(const ir::Op& cons, int grad_arg, const std::vector<std::string
   return b;
 }
 
-/// The hyper-parameter keys output `out` of the `kind` reference reads.
-std::vector<std::string> reference_keys(const std::string& kind, const std::string& out) {
-  if (kind == "adamw")
-    return out == "m1" ? std::vector<std::string>{"beta1"}
-           : out == "v1" ? std::vector<std::string>{"beta2"}
-                         : std::vector<std::string>{"lr", "beta1", "beta2", "eps", "weight_decay", "step"};
-  if (kind == "momentum") return out == "B1" ? std::vector<std::string>{"momentum"} : std::vector<std::string>{"lr", "momentum"};
-  return {"lr"};
-}
-
-/// From the declared optimizer's reference (tessera ops and the fused op have
-/// no body), instantiated with the hyper-parameters the op declares (only
-/// those this output reads; a missing one is reported by the caller).
-Built reference_query(const ir::Op& op, const std::string& kind, size_t out, std::vector<std::string>& missing) {
+/// From the declared reference update (table ops and the fused op have no
+/// body of their own), instantiated with the hyper-parameters the op
+/// declares (only those this output reads, each under its dialect's
+/// spelling; a missing one is reported by the caller).
+Built reference_query(const ir::Op& op, const ir::Reference& ref, size_t out, std::vector<std::string>& missing) {
   Built b;
-  const auto* outs = reference_outputs(kind);
-  if (!outs) {
-    b.why_not = "fusecert has no reference update for the state of " + kind + " (verifier/model/optimizer.h models "
-                "adamw, momentum and sgd)";
+  if (out >= ref.out.size()) {
+    b.why_not = "result " + std::to_string(out) + " is not an updated weight or state of the " + ref.kind +
+                " reference update (it updates " + std::to_string(ref.out.size()) + ")";
     return b;
   }
-  if (out >= outs->size()) {
-    b.why_not = "result " + std::to_string(out) + " is not an updated weight or state of " + kind + " (it updates " +
-                std::to_string(outs->size()) + ")";
-    return b;
-  }
-  b.role = (*outs)[out];
+  b.role = ref.out[out];
   b.state = state_of(b.role);
   model::Hyper h;
   double step = 1;
-  for (auto& k : reference_keys(kind, b.role)) {
+  for (const std::string& meaning : ref.reads.at(out)) {
+    const std::string k = ir::key_of(op, meaning);
     const ir::Attr* a = op.attr(k);
     if (!a || (a->kind != ir::Attr::Kind::Float && a->kind != ir::Attr::Kind::Int)) {
       missing.push_back(k);
       continue;
     }
-    if (auto bad = model::hyper_value_problem(k, a->num)) {
+    if (auto bad = model::hyper_value_problem(meaning, a->num)) {
       missing.push_back(k + " (" + *bad + ")");
       continue;
     }
-    double& dst = k == "lr" ? h.lr : k == "beta1" ? h.beta1 : k == "beta2" ? h.beta2 : k == "eps" ? h.eps
-                : k == "weight_decay" ? h.lam : k == "momentum" ? h.mu : step;
-    dst = a->num;
+    if (!ir::set_hyper(h, step, meaning, a->num)) missing.push_back(k + " (not a hyper-parameter fusecert models)");
   }
   if (!missing.empty()) return b;
   if (auto t = model::step_value(step)) h.step = *t;
-  else missing.push_back("step (must be a whole number from 1 to 2^31-1)");
+  else missing.push_back(ir::key_of(op, "step") + " (must be a whole number from 1 to 2^31-1)");
   if (auto bad = model::hyper_problem(h)) missing.push_back(*bad);
   if (!missing.empty()) return b;
   z3::context ctx;
   smt::RealArith a(ctx, h.constants());
-  std::vector<std::string> ins = kind == "adamw" ? std::vector<std::string>{"W", "m", "v"}
-                                 : kind == "momentum" ? std::vector<std::string>{"W", "B"}
-                                                      : std::vector<std::string>{"W"};
   z3::expr g1 = ctx.real_const("g1"), g2 = ctx.real_const("g2");
   auto in = [&](bool zero, const z3::expr& g) {
     std::map<std::string, z3::expr> m;
-    for (auto& r : ins) m.emplace(r, r == b.state && zero ? ctx.real_val(0) : ctx.real_const(r.c_str()));
+    for (auto& r : ref.in)
+      if (r != "g") m.emplace(r, r == b.state && zero ? ctx.real_val(0) : ctx.real_const(r.c_str()));
     m.emplace("g", g);
     return m;
   };
-  z3::expr f1 = reference_output(a, kind, b.role, in(false, g1));
-  z3::expr f2 = reference_output(a, kind, b.role, in(true, g2));
-  z3::expr f3 = reference_output(a, kind, b.role, in(false, g1 + g2));
+  z3::expr f1 = ir::reference_output_reals(a, ref, out, in(false, g1));
+  z3::expr f2 = ir::reference_output_reals(a, ref, out, in(true, g2));
+  z3::expr f3 = ir::reference_output_reals(a, ref, out, in(false, g1 + g2));
   b.smt2 = finish(ctx, f1 + f2, f3, a.side());
   return b;
 }
@@ -241,7 +201,7 @@ void guard_reduce_into_state(GuardContext& g) {
   const ir::Op* cons = g.consumer();
   if (!cons) return;  // the single-use guard already failed: no consumer outputs to reduce
   const auto& m = g.m;
-  const bool generic = cons->name == "linalg.generic";
+  const bool generic = cons->kind == ir::Op::Kind::Generic;
   // The value carrying each output: the results, or (bufferized) the inits.
   std::vector<int> outs = cons->results;
   bool buffers = false;
@@ -255,7 +215,8 @@ void guard_reduce_into_state(GuardContext& g) {
     // its caller is reduced all the same.
     for (auto& [u, operand] : ir::through_calls(m, m.values[outs[i]].uses)) {
       const ir::Op& op = m.ops[u];
-      if (!ir::is_tessera_collective(op.name)) continue;
+      const ir::OpSpec* spec = ir::spec_of(op);
+      if (!spec || spec->role != ir::OpRole::Collective) continue;
       // A collective before the update reads the old state.
       if (buffers && op.func == cons->func && op.index <= cons->index) continue;
       colls.push_back(&op);
@@ -281,13 +242,14 @@ void guard_reduce_into_state(GuardContext& g) {
     if (!keys_ok) continue;
     // A clipped gradient (layer scope) is scaled by a factor of the summed
     // gradient's norm, which no rank has before the reduction: fail closed.
-    if (const ir::Attr* clip = cons->attr("grad_clip_scope");
+    const std::string k_scope = ir::key_of(*cons, "grad_clip_scope");
+    if (const ir::Attr* clip = cons->attr(k_scope);
         clip && !(clip->kind == ir::Attr::Kind::String && clip->text == "none")) {
       g.structural(id, "reduce-into-state of result " + std::to_string(i) + " of " + cons->name + " is exact",
-                   "missing", "grad_clip_scope = " + clip->text + " on " + cons->name);
+                   "missing", k_scope + " = " + clip->text + " on " + cons->name);
       g.error("P3", id, coll.loc,
               "cannot decide whether reducing result " + std::to_string(i) + " of " + cons->name +
-                  " (reduce-into-state) is exact: grad_clip_scope = " + clip->text +
+                  " (reduce-into-state) is exact: " + k_scope + " = " + clip->text +
                   " scales each rank's gradient by a factor of the summed gradient's norm, which fusecert does not "
                   "model across ranks")
           .notes.push_back(g.producer_note("weight-gradient producer of this candidate"));
@@ -297,12 +259,17 @@ void guard_reduce_into_state(GuardContext& g) {
     Built b;
     std::string source;
     if (generic) {
-      if (!cons->body) b.why_not = "the linalg.generic has no body";
+      if (!cons->body) b.why_not = "the " + cons->name + " has no body";
       else b = body_query(*cons, g.c.consumer_operand, g.facts.roles, g.facts.outputs, i);
-      source = "the linalg.generic body";
+      source = "the " + cons->name + " body";
+    } else if (!g.facts.reference) {
+      // Opaque (a table op without a body): the single-use guard already
+      // made the candidate inconclusive; no guard runs past it.
+      b.why_not = cons->name + " has no body in its dialect table, so what it computes for output " +
+                  std::to_string(i) + " is unknown";
     } else {
       std::vector<std::string> missing;
-      b = reference_query(*cons, g.facts.optimizer, i, missing);
+      b = reference_query(*cons, *g.facts.reference, i, missing);
       if (!missing.empty()) {
         std::string keys;
         for (auto& k : missing) keys += (keys.empty() ? "" : ", ") + k;
@@ -334,8 +301,8 @@ void guard_reduce_into_state(GuardContext& g) {
     // so for any R by induction).
     std::string ranks;
     for (const ir::Op* c : colls) {
-      const ir::Attr* r = c->attr("ranks");
-      const ir::Attr* axis = c->attr("axis");
+      const ir::Attr* r = c->attr(ir::key_of(*c, "ranks"));
+      const ir::Attr* axis = c->attr(ir::key_of(*c, "axis"));
       ranks += (ranks.empty() ? "" : ", ") +
                (r ? std::to_string(static_cast<long long>(r->num))
                   : "R of mesh axis \"" + (axis ? axis->text : std::string("?")) + "\"");
@@ -361,7 +328,7 @@ void guard_reduce_into_state(GuardContext& g) {
                             model_text(o, b.state));
       d.notes.push_back({cons->loc, "the optimizer whose " + b.role + " is reduced; legal if you reduce the gradient "
                                     "before the optimizer (standard ZeRO-2), or reduce only state that is affine in g, "
-                                    "such as momentum or AdamW's m"});
+                                    "such as an exponential average of g (a first moment m, a velocity B)"});
       d.notes.push_back(g.producer_note("weight-gradient producer of this candidate"));
       continue;
     }

@@ -65,12 +65,11 @@ void guard_residency(GuardContext& g) {
     const ir::Value& v = g.m.values[f.results[i]];
     if (grad_sized(v.type)) found.push_back("result " + std::to_string(i) + " (" + v.type.text + ") escapes the op");
   }
-  // Any other gradient-sized allocation in the fused function.
-  static const std::set<std::string> allocs = {"tensor.empty", "memref.alloc", "memref.alloca",
-                                               "bufferization.alloc_tensor"};
+  // Any other gradient-sized allocation in the fused function (typed by the
+  // front end: ir::Op::Kind::Alloc).
   for (int oid : g.m.funcs[f.func].ops) {
     const ir::Op& op = g.m.ops[oid];
-    if (!allocs.count(op.name) || counted_defs.count(op.id) || op.results.empty()) continue;
+    if (op.kind != ir::Op::Kind::Alloc || counted_defs.count(op.id) || op.results.empty()) continue;
     const ir::Value& v = g.m.values[op.results[0]];
     if (!grad_sized(v.type)) continue;
     found.push_back("allocation " + op.name + " (" + v.type.text + ") at " + op.loc.str());

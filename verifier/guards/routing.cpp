@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "verifier/guards/guards.h"
+#include "verifier/ir/dialect_table.h"
 
 namespace fusecert::guards {
 
@@ -41,27 +42,36 @@ void guard_routing(GuardContext& g) {
   const std::string id = "P5.routing";
   const std::string claim = "every step applies the state decay the reference update applies (dense routing, or a "
                             "gradient-free decay pass covering the same state)";
-  const ir::Attr* a = g.require(*cons, "routing", "P5", id, "\"dense\" or \"conditional\"");
+  const std::string k_routing = ir::key_of(*cons, "routing");
+  const ir::Attr* a = g.require(*cons, k_routing, "P5", id, "\"dense\" or \"conditional\"");
   if (!a) return;
   if (a->kind != ir::Attr::Kind::String || (a->text != "dense" && a->text != "conditional")) {
-    g.structural(id, claim, "missing", "routing = " + a->text + " is not dense or conditional");
-    g.error("P5", id, cons->loc, "routing = " + a->text + " is not one of \"dense\", \"conditional\"");
+    g.structural(id, claim, "missing", k_routing + " = " + a->text + " is not dense or conditional");
+    g.error("P5", id, cons->loc, k_routing + " = " + a->text + " is not one of \"dense\", \"conditional\"");
     return;
   }
-  const bool second = g.facts.optimizer == "adamw" || g.facts.optimizer == "adafactor";
+  const bool second = g.facts.second_moment;
   if (a->text == "dense") {
-    g.structural(id, claim, "holds", "routing = \"dense\" on " + cons->name + ": every step carries a gradient");
+    g.structural(id, claim, "holds", k_routing + " = \"dense\" on " + cons->name + ": every step carries a gradient");
     return;
   }
   if (g.facts.state_values.empty()) {
-    g.structural(id, claim, "holds", "routing = \"conditional\" but " + cons->name + " keeps no state to decay");
+    g.structural(id, claim, "holds", k_routing + " = \"conditional\" but " + cons->name + " keeps no state to decay");
     return;
   }
-  // Look for tessera.optim.decay over the same state values.
+  // The decay pass this dialect has (a table entry of role decay), to name
+  // in the notes; and a decay op over the same state values.
+  const ir::DialectTable* table = ir::table_of(*cons);
+  const ir::OpSpec* pass = table ? table->first_of(ir::OpRole::Decay) : nullptr;
+  if (!pass) pass = ir::table_of(g.producer()) ? ir::table_of(g.producer())->first_of(ir::OpRole::Decay) : nullptr;
+  for (const auto& t : ir::dialects().tables())  // an IR no table lists: any decay pass a table has
+    if (!pass) pass = t.first_of(ir::OpRole::Decay);
+  const std::string pass_name = pass ? pass->name : "a decay op";
   const ir::Op* decay = nullptr;
   for (int id2 : g.m.funcs[g.c.func].ops) {
     const ir::Op& op = g.m.ops[id2];
-    if (op.name != "tessera.optim.decay") continue;
+    const ir::OpSpec* spec = ir::spec_of(op);
+    if (!spec || spec->role != ir::OpRole::Decay) continue;
     bool covers = std::all_of(g.facts.state_values.begin(), g.facts.state_values.end(), [&](int v) {
       return std::find(op.operands.begin(), op.operands.end(), v) != op.operands.end();
     });
@@ -69,23 +79,23 @@ void guard_routing(GuardContext& g) {
   }
   if (decay) {
     g.structural(id, claim, "holds",
-                 "routing = \"conditional\"; tessera.optim.decay at " + decay->loc.str() +
+                 k_routing + " = \"conditional\"; " + decay->name + " at " + decay->loc.str() +
                      " decays the same state on steps without a gradient");
     g.smt("P5.decay_pass", "fused update on routed steps + decay pass on unrouted steps equals the per-step reference",
           memo_query(std::string("folded:1:") + (second ? "1" : "0"), [&] { return folded_query(true, second); }), "unsat", "QF_NRA");
     return;
   }
   g.structural(id, claim, "violated",
-               "routing = \"conditional\" on " + cons->name + " and no tessera.optim.decay covers its state");
+               k_routing + " = \"conditional\" on " + cons->name + " and no " + pass_name + " covers its state");
   g.smt("P5.decay_pass", "the β-folded fused update equals the per-step reference on every step",
         memo_query(std::string("folded:0:") + (second ? "1" : "0"), [&] { return folded_query(false, second); }), "unsat", "QF_NRA");
   auto& d = g.error("P5", id, cons->loc,
                     "cannot fold the state decay of " + cons->name +
-                        " into the weight-gradient epilogue: routing = \"conditional\" skips the update (and the "
+                        " into the weight-gradient epilogue: " + k_routing + " = \"conditional\" skips the update (and the "
                         "decay of m" + std::string(second ? ", v" : "") +
                         ") on steps where the expert receives no gradient");
   d.notes.push_back(g.producer_note("weight-gradient producer here; legal with a gradient-free decay pass "
-                                    "(tessera.optim.decay) over the same state on unrouted steps"));
+                                    "(" + pass_name + ") over the same state on unrouted steps"));
 }
 
 }  // namespace fusecert::guards

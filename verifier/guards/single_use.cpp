@@ -1,7 +1,8 @@
 // P1 guard, single use: the weight gradient has exactly one use and that use
 // is an optimizer. A linalg.generic consumer is recognised by proving its body
-// equal to a reference update (verifier/ir/recognize.h); a tessera optimizer
-// op is one by its name and operand position.
+// equal to a reference update (verifier/ir/recognize.h); a table optimizer
+// op (role optimizer) by its table entry and operand position, and one whose
+// entry has no body is opaque: inconclusive, never assumed.
 #include <algorithm>
 #include <stdexcept>
 
@@ -12,14 +13,47 @@
 namespace fusecert::guards {
 
 namespace {
-bool is_add(const std::string& n) { return n == "tessera.add" || n == "linalg.add" || n == "arith.addf"; }
+bool has_role(const ir::Op& op, ir::OpRole r) {
+  const ir::OpSpec* s = ir::spec_of(op);
+  return s && s->role == r;
+}
+/// An element-wise add: an upstream one (typed, ir::Op::Kind::Add) or a
+/// table entry of role add.
+bool is_add(const ir::Op& op) { return op.kind == ir::Op::Kind::Add || has_role(op, ir::OpRole::Add); }
 }  // namespace
+
+/// The consumer (or fused op) is a table op without a body: fusecert knows
+/// its operands and keys, not what it computes, so whether its only use of
+/// the gradient is an optimizer update is not established (`missing`), and
+/// the candidate is inconclusive unless a producer-side guard already makes
+/// it illegal. The note says what would decide it.
+void opaque_consumer(GuardContext& g, const std::string& id, const std::string& claim) {
+  const ir::Op& cons = *g.consumer();
+  const ir::DialectTable* table = ir::table_of(cons);
+  const std::string source = table ? table->source : "its dialect table";
+  g.structural(id, claim, "missing",
+               cons.name + " has no body in " + source + ": what it computes is unknown (opaque)");
+  auto& d = g.error("P1", id, cons.loc,
+                    "cannot decide whether fusing " + cons.name +
+                        " into the weight-gradient epilogue is legal: " + source +
+                        " gives it no element-wise body, so fusecert does not know what it computes (opaque); "
+                        "legality through it is inconclusive, never assumed from its name or keys");
+  d.notes.push_back({cons.loc, "decidable with a `body:` for " + cons.name + " in " + source +
+                                   " (a reference update fusecert has), or on the IR lowered" +
+                                   (table && !table->lowering.empty() ? " with " + table->lowering : "") +
+                                   ", where fusecert proves the element-wise body it lowers to"});
+  d.notes.push_back(g.producer_note("weight-gradient producer here"));
+}
 
 void guard_single_use(GuardContext& g) {
   const auto& m = g.m;
   const auto& c = g.c;
   const std::string id = "P1.single_use";
   const std::string claim = "the weight gradient has exactly one use, and it is an optimizer";
+  if (c.consumer >= 0 && g.facts.opaque) {
+    opaque_consumer(g, id, claim);
+    return;
+  }
   if (c.form == ir::Form::Fused) {
     const ir::Op& f = g.producer();
     // The fused op's table entry (the candidate's facts) says which
@@ -38,14 +72,14 @@ void guard_single_use(GuardContext& g) {
     g.structural(id, claim, "violated",
                  std::to_string(c.uses.size()) + " use(s)" + (uses.empty() ? "" : ": " + uses));
     bool clip = std::any_of(c.uses.begin(), c.uses.end(),
-                            [&](auto& u) { return m.ops[u.first].name == "tessera.clip_by_global_norm"; });
+                            [&](auto& u) { return has_role(m.ops[u.first], ir::OpRole::Clip); });
     if (clip) return;  // reported by the clip-scope guard as P2
-    bool tied = c.uses.size() == 1 && is_add(m.ops[c.uses[0].first].name);
+    bool tied = c.uses.size() == 1 && is_add(m.ops[c.uses[0].first]);
     // A collective on the gradient (data parallelism: all-reduce or ZeRO-2
     // reduce-scatter before the optimizer) is a use that is not the optimizer:
     // the optimizer runs on the reduced gradient after the communication, not
     // in this GEMM's epilogue. Same verdict as any other non-optimizer use.
-    bool collective = c.uses.size() == 1 && ir::is_tessera_collective(m.ops[c.uses[0].first].name);
+    bool collective = c.uses.size() == 1 && has_role(m.ops[c.uses[0].first], ir::OpRole::Collective);
     const ir::Loc at = c.uses.empty() ? g.producer().loc : m.ops[c.uses[0].first].loc;
     if (collective) {
       auto& d = g.error("P1", id, at,
@@ -99,7 +133,7 @@ void guard_single_use(GuardContext& g) {
         .notes.push_back(g.producer_note("weight-gradient producer here"));
     return;
   }
-  if (!g.facts.recognition) throw std::logic_error("facts: no recognition for a linalg.generic consumer");
+  if (!g.facts.recognition) throw std::logic_error("facts: no recognition for a consumer with a body");
   const ir::Recognition& rec = *g.facts.recognition;
   if (!rec.smt2.empty()) {
     auto& o = g.smt_answered("P1.consumer_is_optimizer", rec.claim, rec.smt2, "unsat", "QF_NRA",
@@ -110,7 +144,7 @@ void guard_single_use(GuardContext& g) {
     o.evidence = "role assignment: " + roles;
     if (o.actual == "unsat" && o.definite()) {  // non-vacuous: the premises are satisfiable
       g.structural(id, claim, "holds",
-                   "single use: operand " + std::to_string(c.consumer_operand) + " of the linalg.generic at " +
+                   "single use: operand " + std::to_string(c.consumer_operand) + " of the " + cons.name + " at " +
                        cons.loc.str() + ", proven to compute " + rec.kind);
       if (!rec.declared.empty() && rec.declared != rec.kind)
         g.warning("P1", id, cons.loc,
@@ -122,12 +156,12 @@ void guard_single_use(GuardContext& g) {
                              "unknown consumer: " + (rec.detail.empty() ? "Z3 refutes that " + rec.claim : rec.detail));
       for (auto& [name, value] : rec.samples) s.model.push_back({name, "Real", value, ""});
       g.error("P1", "P1.consumer_is_optimizer", cons.loc,
-              "unknown consumer: the linalg.generic body is not equal to the reference update (Z3 found inputs where "
+              "unknown consumer: the " + cons.name + " body is not equal to the reference update (Z3 found inputs where "
               "they differ" + std::string(rec.samples.empty() ? "" : "; so do the sample points") + ")")
           .notes.push_back(g.producer_note("weight-gradient producer here"));
     } else {
       g.error("P1", "P1.consumer_is_optimizer", cons.loc,
-              "could not decide whether the linalg.generic body is an optimizer update: solver answered " + o.actual +
+              "could not decide whether the " + cons.name + " body is an optimizer update: solver answered " + o.actual +
                   (o.reason.empty() ? "" : " (" + o.reason + ")"));
     }
     return;
@@ -144,7 +178,7 @@ void guard_single_use(GuardContext& g) {
   }
   g.structural(id, claim, "violated", "unknown consumer: " + rec.detail);
   g.error("P1", id, cons.loc,
-          "unknown consumer: the linalg.generic reading the weight gradient is not an optimizer fusecert can prove "
+          "unknown consumer: the " + cons.name + " reading the weight gradient is not an optimizer fusecert can prove "
           "(" + rec.detail + ")")
       .notes.push_back(g.producer_note("weight-gradient producer here"));
 }

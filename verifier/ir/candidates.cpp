@@ -16,18 +16,24 @@ std::string to_string(Form f) {
   return "?";
 }
 
+std::optional<Form> form_from_string(const std::string& s) {
+  for (Form f : {Form::Linalg, Form::Tessera, Form::Bufferized, Form::Fused})
+    if (to_string(f) == s) return f;
+  return std::nullopt;
+}
+
 // Which ops are optimizers, collectives or fused producers is the dialect
 // tables' (rules/dialects/*.yaml), not a list of names here.
 namespace {
 bool has_role(const std::string& n, OpRole r) {
-  const OpSpec* s = builtin_dialects().find(n);
+  const OpSpec* s = dialects().find(n);
   return s && s->role == r;
 }
 }  // namespace
 
 bool is_tessera_optimizer(const std::string& n) { return has_role(n, OpRole::Optimizer); }
 
-bool is_known_tessera(const std::string& n) { return builtin_dialects().find(n) != nullptr; }
+bool is_known_tessera(const std::string& n) { return dialects().find(n) != nullptr; }
 
 bool is_tessera_collective(const std::string& n) { return has_role(n, OpRole::Collective); }
 
@@ -37,22 +43,29 @@ bool is_fused_wgrad(const std::string& n) { return has_role(n, OpRole::Fused); }
 
 std::vector<KeyProblem> collective_key_problems(const Module& m, const Op& op) {
   std::vector<KeyProblem> out;
+  // What the collective computes and how its dialect spells each key are its
+  // table entry's (rules/dialects/*.yaml), never its name.
+  const OpSpec* spec = spec_of(op);
+  const bool scatter = spec && spec->collective == CollectiveKind::ReduceScatter;
+  const bool all_reduce = spec && spec->collective == CollectiveKind::AllReduce;
+  const std::string k_reduction = key_of(op, "reduction"), k_op = key_of(op, "op"), k_axis = key_of(op, "axis"),
+                    k_ranks = key_of(op, "ranks"), k_scatter = key_of(op, "scatter_dim");
   // Tessera's own spelling (TesseraOps.td, Tessera_CollectiveOp) is
   // {axis, op}: `op` names the reduction, `axis` the mesh axis whose ranks
   // take part. fusecert's own is {reduction, ranks}. Either names the
   // reduction; giving both is ambiguous.
-  const Attr* red = op.attr("reduction");
-  const Attr* red_op = op.attr("op");
-  const Attr* axis = op.attr("axis");
-  std::string red_key = "reduction";
+  const Attr* red = op.attr(k_reduction);
+  const Attr* red_op = op.attr(k_op);
+  const Attr* axis = op.attr(k_axis);
+  std::string red_key = k_reduction;
   if (red && red_op) {
-    out.push_back({"op", op.name + ": both 'reduction' and 'op' name the reduction; give one"});
+    out.push_back({k_op, op.name + ": both '" + k_reduction + "' and '" + k_op + "' name the reduction; give one"});
   } else if (!red && red_op) {
     red = red_op;
-    red_key = "op";
+    red_key = k_op;
   }
   if (!red)
-    out.push_back({"reduction", "missing semantic key 'reduction' on " + op.name +
+    out.push_back({k_reduction, "missing semantic key '" + k_reduction + "' on " + op.name +
                                     ": fusecert does not assume a default (the element-wise reduction; only \"sum\" "
                                     "is modelled)",
                    true});
@@ -60,21 +73,20 @@ std::vector<KeyProblem> collective_key_problems(const Module& m, const Op& op) {
     out.push_back({red_key, op.name + ": " + red_key + " = " + (red->kind == Attr::Kind::String ? "\"" + red->text + "\"" : red->text) +
                                     " is not modelled (only \"sum\")"});
   if (axis && axis->kind != Attr::Kind::String)
-    out.push_back({"axis", op.name + ": axis = " + axis->text + " is not a string (the mesh axis name)"});
-  const Attr* ranks = op.attr("ranks");
+    out.push_back({k_axis, op.name + ": " + k_axis + " = " + axis->text + " is not a string (the mesh axis name)"});
+  const Attr* ranks = op.attr(k_ranks);
   // With a mesh axis and no `ranks`, an all-reduce sums over however many
   // ranks the axis has: the P3 identity is proven for two ranks and holds
   // for any R by induction, so R is not needed. A reduce-scatter's shard
   // shape needs R.
-  const bool ranks_from_axis = !ranks && axis && axis->kind == Attr::Kind::String && op.name.size() >= 10 &&
-                               op.name.compare(op.name.size() - 10, 10, "all_reduce") == 0;
+  const bool ranks_from_axis = !ranks && axis && axis->kind == Attr::Kind::String && all_reduce;
   if (!ranks && !ranks_from_axis)
-    out.push_back({"ranks", "missing semantic key 'ranks' on " + op.name +
+    out.push_back({k_ranks, "missing semantic key '" + k_ranks + "' on " + op.name +
                                 ": fusecert does not assume a default (the number of ranks R >= 1 the collective "
                                 "reduces over)",
                    true});
   else if (ranks && (ranks->kind != Attr::Kind::Int || ranks->num < 1))
-    out.push_back({"ranks", op.name + ": ranks = " +
+    out.push_back({k_ranks, op.name + ": " + k_ranks + " = " +
                                 (ranks->kind == Attr::Kind::String ? "\"" + ranks->text + "\"" : ranks->text) +
                                 " is not an integer >= 1"});
   if (op.operands.size() != 1 || op.results.size() > 1)
@@ -82,15 +94,15 @@ std::vector<KeyProblem> collective_key_problems(const Module& m, const Op& op) {
                            std::to_string(op.operands.size()) + " operands, " + std::to_string(op.results.size()) +
                            " results)"});
   for (const auto& [k, v] : op.attrs) {
-    if (k == "reduction" || k == "ranks" || k == "op" || k == "axis") continue;
-    if (k == "scatter_dim" && op.name == "tessera.reduce_scatter") {
+    if (k == k_reduction || k == k_ranks || k == k_op || k == k_axis) continue;
+    if (k == k_scatter && scatter) {
       if (v.kind != Attr::Kind::Int || v.num < 0)
-        out.push_back({k, op.name + ": scatter_dim = " + v.text + " is not an integer >= 0"});
+        out.push_back({k, op.name + ": " + k_scatter + " = " + v.text + " is not an integer >= 0"});
       continue;
     }
     out.push_back({k, op.name + ": attribute '" + k +
-                          "' is not a key whose semantics fusecert models (known: reduction or op, ranks, axis" +
-                          std::string(op.name == "tessera.reduce_scatter" ? ", scatter_dim" : "") +
+                          "' is not a key whose semantics fusecert models (known: " + k_reduction + " or " + k_op + ", " + k_ranks +
+                          ", " + k_axis + std::string(scatter ? ", " + k_scatter : "") +
                           "); an unknown key may change what the collective computes, so it is not ignored"});
   }
   // The types must agree with the keys (fail closed: a collective whose
@@ -103,17 +115,17 @@ std::vector<KeyProblem> collective_key_problems(const Module& m, const Op& op) {
       out.push_back({"", shape_of + " is not a ranked tensor or memref of static shape"});
     } else {
       std::vector<int64_t> want = in.shape;
-      const Attr* sd = op.attr("scatter_dim");
+      const Attr* sd = op.attr(k_scatter);
       const int64_t d = sd && sd->kind == Attr::Kind::Int ? static_cast<int64_t>(sd->num) : 0;
       bool ok = true;
-      if (op.name == "tessera.reduce_scatter") {
+      if (scatter) {
         if (d < 0 || d >= static_cast<int64_t>(in.shape.size())) {
-          out.push_back({"scatter_dim", op.name + ": scatter_dim = " + std::to_string(d) + " is outside " + in.text +
+          out.push_back({k_scatter, op.name + ": " + k_scatter + " = " + std::to_string(d) + " is outside " + in.text +
                                             " (rank " + std::to_string(in.shape.size()) + ")"});
           ok = false;
         } else if (in.shape[d] % static_cast<int64_t>(ranks->num) != 0) {
-          out.push_back({"ranks", op.name + ": dimension " + std::to_string(d) + " of " + in.text + " (" +
-                                      std::to_string(in.shape[d]) + ") is not divisible by ranks = " +
+          out.push_back({k_ranks, op.name + ": dimension " + std::to_string(d) + " of " + in.text + " (" +
+                                      std::to_string(in.shape[d]) + ") is not divisible by " + k_ranks + " = " +
                                       std::to_string(static_cast<long long>(ranks->num)) +
                                       ": fusecert does not model uneven shards"});
           ok = false;
@@ -125,8 +137,8 @@ std::vector<KeyProblem> collective_key_problems(const Module& m, const Op& op) {
         const Type& r = m.values[op.results[0]].type;
         if (r.shape != want || r.kind != in.kind)
           out.push_back({"", op.name + ": result type " + r.text + " does not match the operand " + in.text +
-                                 (op.name == "tessera.reduce_scatter"
-                                      ? " with dimension " + std::to_string(d) + " divided by ranks = " +
+                                 (scatter
+                                      ? " with dimension " + std::to_string(d) + " divided by " + k_ranks + " = " +
                                             std::to_string(static_cast<long long>(ranks->num))
                                       : std::string(" (an all-reduce keeps the shape)"))});
       }
@@ -230,7 +242,7 @@ bool is_wgrad_producer(const Module& m, const Op& op) {
   if (has_role(op.name, OpRole::Contraction)) {
     // A table contraction computes Xᵀ·dY when its first operand is read
     // transposed (dW = Xᵀ·dY, tokens = K).
-    const Attr* t = op.attr("transposeA");
+    const Attr* t = op.attr(key_of(op, "transposeA"));
     return t && t->kind == Attr::Kind::Bool && t->num != 0;
   }
   return false;
@@ -281,7 +293,7 @@ std::vector<Candidate> find_candidates(const Module& m, std::vector<Candidate>* 
         continue;
       }
       if (!is_wgrad_producer(m, op)) continue;
-      c.form = builtin_dialects().find(op.name) ? Form::Tessera : Form::Linalg;
+      c.form = dialects().find(op.name) ? Form::Tessera : Form::Linalg;
       if (!op.results.empty()) {
         c.result_no = 0;
         c.grad = op.results[0];

@@ -8,6 +8,7 @@
 //  - tessera.* generic-form ops: "tessera.matmul" with transposeA = true;
 //  - fused results: "tessera.training.wgrad_<optimizer>".
 #pragma once
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,8 @@ namespace fusecert::ir {
 
 enum class Form { Linalg, Tessera, Bufferized, Fused };
 std::string to_string(Form f);
+/// The form a certificate's `candidate.form` names (to_string's inverse), or nullopt.
+std::optional<Form> form_from_string(const std::string& s);
 
 struct Candidate {
   Form form = Form::Linalg;

@@ -2,11 +2,14 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <mutex>
 #include <set>
 #include <stdexcept>
 
 #include "verifier/ir/builtin_dialects.h"
+#include "verifier/ir/model.h"
+#include "verifier/ir/recognize.h"
 
 namespace fusecert::ir {
 
@@ -53,6 +56,25 @@ std::optional<std::string> DialectTable::dtype(const std::string& spelling) cons
   auto it = dtypes.find(spelling);
   if (it == dtypes.end()) return std::nullopt;
   return it->second;
+}
+
+const std::vector<std::string>& meanings() {
+  static const std::vector<std::string> m = {
+      "k_whole", "split_k", "transposeA", "numeric_policy", "accum", "storage", "state_dtype", "grad_clip_scope",
+      "routing", "state_locality", "lr", "beta1", "beta2", "eps", "weight_decay", "step", "momentum", "grad_clip_scale",
+      "reduction", "op", "axis", "ranks", "scatter_dim"};
+  return m;
+}
+
+std::string DialectTable::key(const std::string& meaning) const {
+  auto it = keys.find(meaning);
+  return it == keys.end() ? meaning : it->second;
+}
+
+const OpSpec* DialectTable::first_of(OpRole r) const {
+  for (const auto& [n, s] : ops)
+    if (s.role == r) return &s;
+  return nullptr;
 }
 
 namespace {
@@ -119,7 +141,22 @@ OpRole role_of(const std::string& s, const std::string& source, const std::strin
 
 }  // namespace
 
+namespace {
+DialectTable parse_table(const std::string& yaml_text, const std::string& source);
+}  // namespace
+
 DialectTable parse_dialect_table(const std::string& yaml_text, const std::string& source) {
+  // A node of the wrong shape (a list where a name belongs) makes yaml-cpp
+  // throw its own conversion errors: the same refusal, naming the table.
+  try {
+    return parse_table(yaml_text, source);
+  } catch (const YAML::Exception& e) {
+    bad(source, "YAML", e.what());
+  }
+}
+
+namespace {
+DialectTable parse_table(const std::string& yaml_text, const std::string& source) {
   YAML::Node root;
   try {
     root = YAML::Load(yaml_text);
@@ -129,12 +166,35 @@ DialectTable parse_dialect_table(const std::string& yaml_text, const std::string
   if (!root.IsMap()) bad(source, "top level", "expected a map with dialect, dtypes and ops");
   for (const auto& e : root) {
     const std::string k = e.first.as<std::string>();
-    if (k != "dialect" && k != "dtypes" && k != "ops") bad(source, "top level", "unknown field '" + k + "'");
+    if (k != "dialect" && k != "dtypes" && k != "keys" && k != "lowering" && k != "ops") bad(source, "top level", "unknown field '" + k + "'");
   }
   DialectTable t;
   t.source = source;
   if (!root["dialect"] || !root["dialect"].IsScalar()) bad(source, "dialect", "missing (the op-name prefix)");
   t.dialect = root["dialect"].as<std::string>();
+  if (t.dialect.empty() || t.dialect.find_first_of(". \t") != std::string::npos)
+    bad(source, "dialect", "'" + t.dialect + "' is not an op-name prefix (a non-empty name without '.' or blanks)");
+  if (const YAML::Node l = root["lowering"]) {
+    if (!l.IsScalar() || l.as<std::string>().empty()) bad(source, "lowering", "expected the name of a pass");
+    t.lowering = l.as<std::string>();
+  }
+  if (const YAML::Node k = root["keys"]) {
+    if (!k.IsMap()) bad(source, "keys", "expected a map meaning -> key");
+    const auto& known = meanings();
+    std::set<std::string> spelt;
+    for (const auto& e : k) {
+      const std::string meaning = e.first.as<std::string>();
+      if (std::find(known.begin(), known.end(), meaning) == known.end()) {
+        std::string list;
+        for (const auto& m : known) list += (list.empty() ? "" : ", ") + m;
+        bad(source, "keys." + meaning, "unknown meaning '" + meaning + "' (known: " + list + ")");
+      }
+      if (!e.second.IsScalar() || e.second.as<std::string>().empty()) bad(source, "keys." + meaning, "expected a key name");
+      const std::string key = e.second.as<std::string>();
+      if (!spelt.insert(key).second) bad(source, "keys." + meaning, "'" + key + "' already spells another meaning");
+      t.keys[meaning] = key;
+    }
+  }
   static const std::set<std::string> dtypes = {"f64", "f32", "bf16", "f16"};
   if (const YAML::Node d = root["dtypes"]) {
     if (!d.IsMap()) bad(source, "dtypes", "expected a map spelling -> dtype");
@@ -146,8 +206,8 @@ DialectTable parse_dialect_table(const std::string& yaml_text, const std::string
   }
   const YAML::Node ops = root["ops"];
   if (!ops || !ops.IsMap()) bad(source, "ops", "missing (a map of op entries)");
-  static const std::set<std::string> fields = {"role", "operands", "results", "body", "hyper", "attrs", "attrs_of"};
-  static const std::set<std::string> bodies = {"adamw", "sgd", "momentum"};
+  static const std::set<std::string> fields = {"role", "operands", "results", "body", "hyper", "attrs", "attrs_of",
+                                               "collective"};
   std::map<std::string, std::vector<std::string>> attrs_of;
   for (const auto& e : ops) {
     const std::string short_name = e.first.as<std::string>();
@@ -165,8 +225,22 @@ DialectTable parse_dialect_table(const std::string& yaml_text, const std::string
     s.hyper = strings(n["hyper"], source, where + ".hyper");
     if (n["body"]) {
       s.body = n["body"].as<std::string>();
-      if (!bodies.count(s.body))
-        bad(source, where + ".body", "'" + s.body + "' is not a reference update fusecert has (adamw, sgd, momentum)");
+      if (!find_reference(s.body)) {
+        std::string list;
+        for (const auto& r : references()) list += (list.empty() ? "" : ", ") + r.kind;
+        bad(source, where + ".body", "'" + s.body + "' is not a reference update fusecert has (" + list + ")");
+      }
+    }
+    if (n["collective"]) {
+      if (s.role != OpRole::Collective) bad(source, where + ".collective", "only a collective says what it computes");
+      const std::string c = n["collective"].as<std::string>();
+      s.collective = c == "all_reduce" ? CollectiveKind::AllReduce
+                     : c == "reduce_scatter" ? CollectiveKind::ReduceScatter
+                                             : CollectiveKind::None;
+      if (s.collective == CollectiveKind::None)
+        bad(source, where + ".collective", "'" + c + "' is not all_reduce or reduce_scatter");
+    } else if (s.role == OpRole::Collective) {
+      bad(source, where, "a collective needs `collective: all_reduce | reduce_scatter` (what it computes)");
     }
     if (const YAML::Node a = n["attrs"]) {
       if (!a.IsMap()) bad(source, where + ".attrs", "expected a map key -> kind");
@@ -186,6 +260,7 @@ DialectTable parse_dialect_table(const std::string& yaml_text, const std::string
     }
   return t;
 }
+}  // namespace
 
 void DialectTables::add(DialectTable t) {
   for (const auto& have : tables_)
@@ -215,6 +290,31 @@ const DialectTables& builtin_dialects() {
     return ts;
   }();
   return tables;
+}
+
+namespace {
+DialectTables& in_force() {
+  static DialectTables tables = builtin_dialects();
+  return tables;
+}
+}  // namespace
+
+const DialectTables& dialects() { return in_force(); }
+
+void add_dialect_table(const std::string& yaml_text, const std::string& source) {
+  in_force().add(parse_dialect_table(yaml_text, source));
+}
+
+const OpSpec* spec_of(const Op& op) { return dialects().find(op.name); }
+
+const DialectTable* table_of(const Op& op) { return dialects().table_of(op.name); }
+
+std::string key_of(const Op& op, const std::string& meaning) {
+  const auto& known = meanings();
+  if (std::find(known.begin(), known.end(), meaning) == known.end())
+    throw std::logic_error("key_of: '" + meaning + "' is not a meaning");
+  const DialectTable* t = table_of(op);
+  return t ? t->key(meaning) : meaning;
 }
 
 }  // namespace fusecert::ir

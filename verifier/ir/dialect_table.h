@@ -27,9 +27,13 @@ struct KeySpec {
   std::map<std::string, KeySpec> entries;  ///< AttrKind::Dict only
 };
 
+/// What a collective computes (role collective).
+enum class CollectiveKind { None, AllReduce, ReduceScatter };
+
 struct OpSpec {
   std::string name;                       ///< full name, "tessera.adamw"
   OpRole role = OpRole::Optimizer;
+  CollectiveKind collective = CollectiveKind::None;  ///< role collective: what it computes
   std::vector<std::string> operands;      ///< role of each operand ("W", "g", "m", ...)
   std::vector<std::string> results;       ///< role of each result ("W1", "m1", ...)
   std::string body;                       ///< reference update ("adamw", "sgd", "momentum"); empty = opaque
@@ -42,12 +46,35 @@ struct OpSpec {
 struct DialectTable {
   std::string dialect;                    ///< op-name prefix without the dot ("tessera")
   std::string source;                     ///< where it was read from (for diagnostics)
+  /// The pass that lowers this dialect's ops to linalg ("--tessera-to-linalg"),
+  /// named in the note on an opaque op; empty when the table names none.
+  std::string lowering;
   std::map<std::string, std::string> dtypes;  ///< spelling -> f64 | f32 | bf16 | f16
+  /// What each key means: a meaning fusecert reads (kMeanings) -> this
+  /// dialect's spelling of it. A meaning the table does not list is spelt
+  /// as fusecert's own name for it.
+  std::map<std::string, std::string> keys;
   std::map<std::string, OpSpec> ops;      ///< by full name
   const OpSpec* find(const std::string& op_name) const;
   /// The dtype a spelling names ("fp32" -> "f32"), or nullopt.
   std::optional<std::string> dtype(const std::string& spelling) const;
+  /// This dialect's spelling of `meaning` (one of kMeanings).
+  std::string key(const std::string& meaning) const;
+  /// The first entry of role `r`, or nullptr (for notes naming the op that
+  /// would make a candidate legal, e.g. the dialect's decay pass).
+  const OpSpec* first_of(OpRole r) const;
 };
+
+/// The meanings an attribute key can have for fusecert, by fusecert's own
+/// name (which is also their spelling on ops no table lists, such as a
+/// linalg.generic consumer): the K reduction kept whole (k_whole), the split
+/// count (split_k), a transposed A (transposeA), the numeric policy
+/// dictionary and its entries (numeric_policy, accum, storage), the
+/// optimizer's keys (state_dtype, grad_clip_scope, routing, state_locality),
+/// the hyper-parameters of the reference updates (lr, beta1, beta2, eps,
+/// weight_decay, step, the momentum coefficient, grad_clip_scale), and a collective's
+/// (reduction, op, axis, ranks, scatter_dim).
+const std::vector<std::string>& meanings();
 
 /// Parses one table. Throws std::invalid_argument naming `source` and the
 /// entry for anything it does not know (an unknown role, kind or field):
@@ -70,5 +97,22 @@ class DialectTables {
 
 /// The built-in tables (parsed once; thread-safe).
 const DialectTables& builtin_dialects();
+
+/// The tables in force: the built-in ones plus any a user added with
+/// add_dialect_table (before any module is read; not thread-safe against
+/// concurrent readers, so the command line adds them first).
+const DialectTables& dialects();
+/// Adds a user table (`--dialect FILE.yaml`). Throws std::invalid_argument,
+/// naming the file, for a malformed table or a dialect already given.
+void add_dialect_table(const std::string& yaml_text, const std::string& source);
+
+struct Op;
+/// The table entry of `op` among the tables in force, or nullptr.
+const OpSpec* spec_of(const Op& op);
+/// The table of `op`'s dialect among the tables in force, or nullptr.
+const DialectTable* table_of(const Op& op);
+/// The spelling of `meaning` on `op`: its dialect table's, or fusecert's own
+/// name when no table lists the op's dialect.
+std::string key_of(const Op& op, const std::string& meaning);
 
 }  // namespace fusecert::ir

@@ -9,6 +9,7 @@
 
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -16,6 +17,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/AffineExpr.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
@@ -239,6 +241,36 @@ struct Translator {
     return b;
   }
 
+  static Op::Kind kind_of(mlir::Operation* op) {
+    if (mlir::isa<mlir::linalg::GenericOp>(op)) return Op::Kind::Generic;
+    if (mlir::isa<mlir::arith::AddFOp, mlir::linalg::AddOp>(op)) return Op::Kind::Add;
+    if (mlir::isa<mlir::tensor::EmptyOp, mlir::memref::AllocOp, mlir::memref::AllocaOp,
+                  mlir::bufferization::AllocTensorOp>(op))
+      return Op::Kind::Alloc;
+    return Op::Kind::Other;
+  }
+
+  static Op::Access access_of(mlir::Operation* op) {
+    namespace mr = mlir::memref;
+    if (mlir::isa<mr::SubViewOp, mr::CastOp, mr::ReinterpretCastOp, mr::ExpandShapeOp, mr::CollapseShapeOp,
+                  mr::TransposeOp, mr::ViewOp, mr::ReshapeOp, mr::MemorySpaceCastOp, mr::ExtractStridedMetadataOp,
+                  mr::AssumeAlignmentOp, mlir::bufferization::ToTensorOp>(op))
+      return Op::Access::View;
+    if (mlir::isa<mr::DeallocOp, mr::DimOp, mr::RankOp, mlir::func::ReturnOp, mr::StoreOp,
+                  mlir::affine::AffineStoreOp, mlir::vector::StoreOp, mlir::vector::TransferWriteOp,
+                  mr::ExtractAlignedPointerAsIndexOp>(op))
+      return Op::Access::None;
+    if (mlir::isa<mr::LoadOp, mlir::affine::AffineLoadOp, mlir::vector::LoadOp, mlir::vector::TransferReadOp,
+                  mr::CopyOp>(op))
+      return Op::Access::Operand0;
+    // Destination-passing style of the linalg dialect (named ops, generic,
+    // and the DPS ops that are not LinalgOps, such as linalg.softmax).
+    if (mlir::isa_and_present<mlir::linalg::LinalgDialect>(op->getDialect()) &&
+        mlir::isa<mlir::DestinationStyleOpInterface>(op))
+      return Op::Access::Inputs;
+    return Op::Access::Unknown;
+  }
+
   void visit(mlir::Operation* op, int func_id) {
     Op o;
     o.id = static_cast<int>(mod.ops.size());
@@ -266,6 +298,8 @@ struct Translator {
         calls.emplace_back(o.id, sym.getLeafReference().str());
     }
     o.is_return = mlir::isa<mlir::func::ReturnOp>(op);
+    o.kind = kind_of(op);
+    o.access = access_of(op);
     const int oid = o.id;
     const std::string oname = o.name;
     mod.ops.push_back(std::move(o));

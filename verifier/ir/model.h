@@ -120,6 +120,24 @@ struct Body {
 };
 
 struct Op {
+  /// What an upstream op is, read by the front end from MLIR's typed ops
+  /// (isa<linalg::GenericOp>, isa<arith::AddFOp>, ...), so that no guard
+  /// compares an op name. Ops of a dialect table get their semantics from
+  /// the table (dialect_table.h, spec_of), not from here.
+  enum class Kind {
+    Other,
+    Generic,  ///< linalg.generic
+    Add,      ///< an element-wise add: arith.addf, linalg.add
+    Alloc,    ///< a fresh buffer or tensor: tensor.empty, memref.alloc / alloca, bufferization.alloc_tensor
+  };
+  /// How an op that takes a buffer accesses it (the in-place order guard).
+  enum class Access {
+    Unknown,   ///< not known: treated as reading every operand; a shaped result may alias (fail closed)
+    None,      ///< metadata only, or a write: not a read of the data (dealloc, dim, store, return, ...)
+    View,      ///< its results alias its operand (subview, cast, reshape, to_tensor, ...)
+    Operand0,  ///< reads its first operand (load, transfer_read, copy's source)
+    Inputs,    ///< destination-passing style (linalg): reads its ins, writes its outs
+  };
   int id = -1;
   std::string name;          ///< "linalg.generic", "tessera.adamw", ...
   Loc loc;
@@ -137,6 +155,8 @@ struct Op {
   /// its index in Module::funcs; -1 otherwise (indirect, or external).
   int callee = -1;
   bool is_return = false;                    ///< a function's terminator (func.return)
+  Kind kind = Kind::Other;
+  Access access = Access::Unknown;
 
   const Attr* attr(const std::string& key) const {
     for (auto& [k, v] : attrs)

@@ -20,22 +20,6 @@ std::string exact(double x) {
   return buf;
 }
 
-struct Ref {
-  const char* kind;
-  std::vector<std::string> in;    ///< roles of the inputs, gradient included
-  std::vector<std::string> out;   ///< roles of the outputs
-  std::vector<std::string> keys;  ///< hyper-parameter attributes it needs
-};
-
-const std::vector<Ref>& refs() {
-  static const std::vector<Ref> r = {
-      {"adamw", {"W", "g", "m", "v"}, {"W1", "m1", "v1"}, {"lr", "beta1", "beta2", "eps", "weight_decay", "step"}},
-      {"momentum", {"W", "g", "B"}, {"W1", "B1"}, {"lr", "momentum"}},
-      {"sgd", {"W", "g"}, {"W1"}, {"lr"}},
-  };
-  return r;
-}
-
 /// Double-precision arithmetic domain (for the numeric search of a role mapping).
 struct DoubleArith {
   using T = double;
@@ -122,6 +106,50 @@ std::map<std::string, double> constants(const model::Hyper& h, bool f32) {
 
 }  // namespace
 
+const std::vector<Reference>& references() {
+  // in: the roles of the inputs, the gradient included; out: of the outputs;
+  // keys: every hyper-parameter the update reads; reads: per output, the
+  // ones that output reads (m1 = beta1*m + (1-beta1)*g reads beta1 alone).
+  static const std::vector<Reference> r = {
+      {"adamw", {"W", "g", "m", "v"}, {"W1", "m1", "v1"}, {"lr", "beta1", "beta2", "eps", "weight_decay", "step"},
+       {{"lr", "beta1", "beta2", "eps", "weight_decay", "step"}, {"beta1"}, {"beta2"}}},
+      {"momentum", {"W", "g", "B"}, {"W1", "B1"}, {"lr", "momentum"}, {{"lr", "momentum"}, {"momentum"}}},
+      {"sgd", {"W", "g"}, {"W1"}, {"lr"}, {{"lr"}}},
+  };
+  return r;
+}
+
+bool set_hyper(model::Hyper& h, double& step, const std::string& k, double v) {
+  double* dst = k == "lr" ? &h.lr : k == "beta1" ? &h.beta1 : k == "beta2" ? &h.beta2 : k == "eps" ? &h.eps
+              : k == "weight_decay" ? &h.lam : k == "momentum" ? &h.mu : k == "step" ? &step : nullptr;
+  if (!dst) return false;
+  *dst = v;
+  return true;
+}
+
+const Reference* find_reference(const std::string& kind) {
+  for (const Reference& r : references())
+    if (r.kind == kind) return &r;
+  return nullptr;
+}
+
+z3::expr reference_output_reals(smt::RealArith& a, const Reference& ref, size_t out,
+                                const std::map<std::string, z3::expr>& in) {
+  const std::string& o = ref.out.at(out);
+  // Each output on its own: the W1 of AdamW adds a square root (side
+  // constraints) that the m1 / v1 queries do not need.
+  if (ref.kind == "adamw") {
+    if (o == "m1") return model::adam_m(a, in.at("m"), in.at("g"));
+    if (o == "v1") return model::adam_v(a, in.at("v"), in.at("g"));
+    return model::adamw_step(a, model::AdamWState<z3::expr>{in.at("W"), in.at("m"), in.at("v")}, in.at("g")).W;
+  }
+  if (ref.kind == "momentum") {
+    auto B1 = model::momentum_state(a, in.at("B"), in.at("g"));
+    return o == "B1" ? B1 : model::sgd_step(a, in.at("W"), B1);
+  }
+  return model::sgd_step(a, in.at("W"), in.at("g"));
+}
+
 namespace {
 Recognition recognize_uncached(const Body& body, int grad_arg, int num_inputs,
                                const std::function<const Attr*(const std::string&)>& attr, unsigned timeout_ms);
@@ -187,7 +215,7 @@ Recognition recognize_uncached(const Body& body, int grad_arg, int num_inputs,
     if (n.kind == BodyNode::Kind::Const && n.type != "f32") f32 = false;
 
   std::vector<std::string> tried;
-  for (const Ref& ref : refs()) {
+  for (const Reference& ref : references()) {
     if (static_cast<int>(ref.in.size()) != num_inputs || ref.out.size() != body.yields.size()) continue;
     tried.push_back(ref.kind);
     model::Hyper h;
@@ -255,7 +283,7 @@ Recognition recognize_uncached(const Body& body, int grad_arg, int num_inputs,
       auto bv = eval_body(ra, body, args);
       std::map<std::string, z3::expr> in;
       for (int i = 0; i < num_inputs; ++i) in.emplace(roles[i], args[i]);
-      auto rv = eval_ref(ra, ref.kind, in);
+      auto rv = eval_ref(ra, std::string(ref.kind), in);
       smt::Query q(ctx);
       for (unsigned i = 0; i < ra.side().size(); ++i) q.add(ra.side()[i]);
       z3::expr differ = ctx.bool_val(false);
@@ -283,7 +311,7 @@ Recognition recognize_uncached(const Body& body, int grad_arg, int num_inputs,
         auto b = eval_body(da, body, p);
         std::map<std::string, double> in;
         for (int i = 0; i < num_inputs; ++i) in[roles[i]] = p[i];
-        auto r = eval_ref(da, ref.kind, in);
+        auto r = eval_ref(da, std::string(ref.kind), in);
         if (!b) { ok_all = false; break; }
         if (rec.samples.empty() && roles == first_roles) {
           // The first differing sample, for the counterexample.

@@ -6,15 +6,41 @@
 // `optimizer` attribute is only a hint: the body decides.
 #pragma once
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "verifier/ir/model.h"
+#include "verifier/model/hyper.h"
 #include "verifier/smt/arith.h"
 #include "verifier/smt/query.h"
 
 namespace fusecert::ir {
+
+/// A reference update of verifier/model/optimizer.h: the element-wise body a
+/// dialect table's `body:` names and a linalg.generic is proven equal to.
+struct Reference {
+  std::string kind;                 ///< the name a table's `body:` gives it
+  std::vector<std::string> in;      ///< roles of the inputs, the gradient "g" included
+  std::vector<std::string> out;     ///< roles of the outputs ("W1", then the updated state)
+  std::vector<std::string> keys;    ///< every hyper-parameter it reads
+  std::vector<std::vector<std::string>> reads;  ///< per output: the hyper-parameters that output reads
+};
+
+/// Every reference update fusecert has.
+const std::vector<Reference>& references();
+/// The reference named `kind`, or nullptr.
+const Reference* find_reference(const std::string& kind);
+/// Output `out` of `ref` over the reals, for inputs by role ("W", "g", ...);
+/// the hyper-parameters are `a`'s constants.
+z3::expr reference_output_reals(smt::RealArith& a, const Reference& ref, size_t out,
+                                const std::map<std::string, z3::expr>& in);
+
+/// Sets the hyper-parameter `meaning` (a Reference's key: "lr", "beta1",
+/// ..., "step") of `h` (`step` separately, as read) to `v`; false for a key
+/// that is not one.
+bool set_hyper(model::Hyper& h, double& step, const std::string& meaning, double v);
 
 struct Recognition {
   std::string kind;                ///< "adamw" | "sgd" | "momentum"; empty = unknown consumer
