@@ -57,7 +57,7 @@ int verify_diagnostics(const std::vector<std::string>& files, bool split, unsign
 
 void add_certify_command(CLI::App& app, int& exit_code) {
   struct Opts {
-    std::vector<std::string> files;
+    std::vector<std::string> files, dialects;
     std::string out, format = "text";
     unsigned timeout_ms = 20000;
     bool split = false, verify = false;
@@ -75,8 +75,13 @@ void add_certify_command(CLI::App& app, int& exit_code) {
   cmd->add_flag("--verify-diagnostics", o->verify,
                 "check the diagnostics against the files' `// expected-error {{...}}` comments (as mlir-opt "
                 "-verify-diagnostics does): exit 0 when every one is produced and every error expected, else 1");
+  add_dialect_option(cmd, o->dialects);
   auto tree = add_certify_tree_options(cmd);  // folders, globs, --shard, --merge: certify_tree.cpp
   cmd->callback([o, tree, &exit_code]() {
+    if (int rc = load_dialects("fusecert certify", o->dialects)) {
+      exit_code = rc;
+      return;
+    }
     if (tree->active(o->files)) {
       if (o->split || o->verify) {
         // The tree index keys its entries by file; splits are not in it yet.

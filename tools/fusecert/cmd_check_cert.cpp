@@ -27,7 +27,7 @@ namespace fusecert::cli {
 
 void add_check_cert_command(CLI::App& app, int& exit_code) {
   struct Opts {
-    std::vector<std::string> certs;
+    std::vector<std::string> certs, dialects;
     std::string ir, ir_before, solver = "z3", format = "text";
     unsigned timeout_ms = 60000;
   };
@@ -41,7 +41,12 @@ void add_check_cert_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--format", o->format, "report format (sarif: the problems as SARIF 2.1.0 results)")
       ->check(CLI::IsMember({"text", "json", "sarif"}));
   cmd->add_option("--timeout-ms", o->timeout_ms, "per SMT query (default 60000)");
+  add_dialect_option(cmd, o->dialects);
   cmd->callback([o, &exit_code]() {
+    if (int rc = load_dialects("fusecert check-cert", o->dialects)) {
+      exit_code = rc;
+      return;
+    }
     std::optional<std::pair<std::string, std::string>> ir;
     if (!o->ir.empty()) {
       try {

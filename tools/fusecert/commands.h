@@ -5,6 +5,7 @@
 #pragma once
 #include <CLI/CLI.hpp>
 #include <string>
+#include <vector>
 
 #include "support/diag/exit_code.h"
 
@@ -13,6 +14,12 @@ namespace fusecert::cli {
 /// Prints `tool: error: message` to stderr through the diagnostic engine
 /// and returns the exit code of `why` (default: usage or input error).
 int fail(const std::string& tool, const std::string& message, diag::Exit why = diag::Exit::InputError);
+
+/// --dialect FILE.yaml, repeatable (dialect_option.cpp).
+void add_dialect_option(CLI::App* cmd, std::vector<std::string>& files);
+/// Puts every --dialect table in force; 0, or the exit code of the error it
+/// printed (a table that does not load is an input error).
+int load_dialects(const std::string& tool, const std::vector<std::string>& files);
 
 /// Puts the exit-code table at the end of `cmd`'s --help.
 CLI::App* with_exit_codes(CLI::App* cmd);

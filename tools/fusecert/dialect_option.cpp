@@ -1,0 +1,42 @@
+// --dialect FILE.yaml (certify, check-cert): a team's own dialect table
+// (format: docs/ir-checking.md, "Dialect tables"), in force beside the
+// built-in ones for the whole run. The table is hostile input: parsed
+// strictly (verifier/ir/dialect_table.cpp), and a table that does not parse,
+// says something fusecert does not know, or gives a dialect a table already
+// gives is an input error (exit 2) before any module is read — never a run
+// without its semantics.
+#include <exception>
+
+#include "support/files.h"
+#include "tools/fusecert/commands.h"
+#include "verifier/ir/dialect_table.h"
+
+namespace fusecert::cli {
+
+namespace {
+/// A table is a few kilobytes; anything near this is not one.
+constexpr std::uintmax_t kMaxTableBytes = 1u << 20;
+}  // namespace
+
+void add_dialect_option(CLI::App* cmd, std::vector<std::string>& files) {
+  cmd->add_option("--dialect", files,
+                  "a dialect table (YAML, docs/ir-checking.md \"Dialect tables\") in force beside the built-in "
+                  "ones; repeatable. A table that does not parse or is not one is an input error (exit 2)")
+      ->type_name("FILE.yaml")
+      ->allow_extra_args(false);  // one table per --dialect: `--dialect a.yaml x.mlir` takes x.mlir as an input
+}
+
+int load_dialects(const std::string& tool, const std::vector<std::string>& files) {
+  for (const auto& f : files) {
+    try {
+      ir::add_dialect_table(support::read_file(f, kMaxTableBytes), f);
+    } catch (const std::exception& e) {
+      const std::string what = e.what();
+      // parse_dialect_table names the file itself; a read error may not.
+      return fail(tool, (what.rfind(f, 0) == 0 ? what : f + ": " + what) + " (--dialect)");
+    }
+  }
+  return 0;
+}
+
+}  // namespace fusecert::cli
