@@ -1,5 +1,5 @@
 // The one SARIF 2.1.0 emitter of fusecert: docs, certify (a file or a tree),
-// check-cert and validate all write their diagnostics through it, so every
+// check-cert, validate and prove all write their diagnostics through it, so every
 // file GitHub code scanning reads has the same shape:
 //   - ruleId is the stable rule ("P3.reduce_into_state", "frontmatter.plan-state");
 //     what tells two results of one rule apart (a candidate, an output) is in

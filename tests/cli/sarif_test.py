@@ -2,8 +2,8 @@
 """Every SARIF file fusecert writes is SARIF 2.1.0 that code scanning uses well (issue #22).
 
 Runs the real binary on fixtures and collects the SARIF of: docs, certify of
-one file, certify of a tree (results.sarif) and of a merge, check-cert and
-validate. Each file must validate against the SARIF 2.1.0 schema
+one file, certify of a tree (results.sarif) and of a merge, check-cert,
+validate and prove. Each file must validate against the SARIF 2.1.0 schema
 (fixtures/schemas/sarif-2.1.0-rtm.5.json, python3-jsonschema) and carry,
 checked field by field:
   - stable ruleIds: one id per rule of the catalog, the instance (an output,
@@ -19,6 +19,9 @@ checked field by field:
   - an input outside %SRCROOT% is an absolute file:// URI with no uriBaseId;
   - check-cert of a certificate it cannot re-derive (no --ir, exit 4) writes a
     cert.not_verified warning, so code scanning shows it was not verified;
+  - prove: no result when every proposition is as expected, an error
+    prove.differs or a warning prove.inconclusive at the proposition's entry
+    in rules/propositions.yaml otherwise;
   - columnKind utf16CodeUnits, with startColumn the UTF-16 column of the byte
     column that the text form of the same run prints (a line with non-ASCII
     text before the finding tells the two apart);
@@ -323,6 +326,39 @@ try:
     s = run(["validate", "tv/wrong_step.mlir", "--k", "2", "--format", "sarif"], P, want=(1,))
     open(os.path.join(W, "validate.sarif"), "w").write(s.stdout)
     check_sarif("validate", os.path.join(W, "validate.sarif"), P, text_out=t.stdout, want_ext=("Z3", "MLIR"))
+
+    # prove: as expected (exit 0) is no result; a verdict or answer that
+    # differs (P2 with beta1 = beta2 = 0, exit 1) an error prove.differs, and an
+    # inconclusive one (P1 at a 1 ms timeout, exit 3) a warning
+    # prove.inconclusive, each at the proposition's `id:` in rules/propositions.yaml.
+    props = os.path.realpath(os.path.join(SRC, "rules", "propositions.yaml"))
+    plines = open(props, encoding="utf-8").read().split("\n")
+    def id_at(pid):
+        for i, line in enumerate(plines):
+            m = re.match(r"^(\s*- id: )" + re.escape(pid) + r"\s*$", line)
+            if m:
+                return i + 1, len(m.group(1)) + 1
+        return None
+    for case, args, want_rc, want in (
+            ("prove as expected", ["prove", "P4", "--no-witness"], 0, []),
+            ("prove differs", ["prove", "P2", "--param", "beta1=0", "--param", "beta2=0", "--no-witness"], 1,
+             [("prove.differs", "error", "P2")]),
+            ("prove inconclusive", ["prove", "P1", "--timeout-ms", "1", "--no-witness"], 3,
+             [("prove.inconclusive", "warning", "P1")])):
+        s = run(args + ["--format", "sarif"], P, want=(want_rc,))
+        out = os.path.join(W, case.replace(" ", "-") + ".sarif")
+        open(out, "w").write(s.stdout)
+        plog = check_sarif(case, out, P, want_ext=("Z3",), want_results=bool(want), outside=(props,))
+        if not plog:
+            continue
+        res = plog["runs"][0]["results"]
+        got = [(r["ruleId"], r["level"], r.get("properties", {}).get("instance")) for r in res]
+        check(got == want, f"{case}: results {got}, want {want}")
+        for r in res:
+            reg = r["locations"][0]["physicalLocation"].get("region", {})
+            pid = r.get("properties", {}).get("instance")
+            check((reg.get("startLine"), reg.get("startColumn")) == id_at(pid),
+                  f"{case}: {pid} at {reg}, want its id: in {props} at {id_at(pid)}")
 
     # The Tessera audit tree (real documents nobody here wrote): valid SARIF,
     # one fingerprint per result.

@@ -1,4 +1,4 @@
-// `fusecert prove [ID...] [--format text|json] [--timeout-ms N] [--param k=v]...
+// `fusecert prove [ID...] [--format text|json|sarif] [--timeout-ms N] [--param k=v]...
 //                 [--smt-dump DIR] [--certify DIR] [--no-witness] [--bench] [-v]`
 // Exit (support/diag/exit_code.h): 0 every verdict equals its expected
 // verdict, every obligation got its expected answer (unsat ones with
@@ -10,6 +10,9 @@
 #include <iostream>
 #include <map>
 
+#include <yaml-cpp/yaml.h>
+
+#include "support/diag/sarif.h"
 #include "support/files.h"
 #include "tools/fusecert/commands.h"
 #include "tools/fusecert/progress.h"
@@ -27,6 +30,61 @@ struct ProveArgs {
   unsigned timeout_ms = 20000;
   bool no_witness = false, bench = false, verbose = false;
 };
+
+/// `prove --format sarif`: one result per proposition whose result is not the
+/// expected one, through the one emitter (support/diag/sarif.h): an error
+/// `prove.differs` (exit 1) or a warning `prove.inconclusive` (exit 3), at the
+/// proposition's entry in the rules file (its `id:` line, from yaml-cpp's
+/// marks). A proposition as expected is no result, as a clean file is none.
+nlohmann::ordered_json render_sarif(const std::vector<verifier::PropositionResult>& rs,
+                                    const verifier::Registry& reg) {
+  using namespace fusecert::verifier;
+  std::map<std::string, diag::Location> where;
+  try {
+    const YAML::Node root = YAML::LoadFile(reg.path.string());
+    for (const auto& n : root["propositions"])
+      if (n["id"] && n["id"].IsScalar())
+        where[n["id"].as<std::string>()] = {reg.path.string(), static_cast<unsigned>(n["id"].Mark().line + 1),
+                                            static_cast<unsigned>(n["id"].Mark().column + 1)};
+  } catch (const YAML::Exception&) {
+    // load_registry() parsed this file a moment ago: a result then names the file only.
+  }
+  diag::sarif::Run run;
+  run.tool_version = report::tool_version();
+  run.components = {{"Z3", report::z3_version()}};
+  for (const auto& r : rs) {
+    if (r.verdict != Verdict::Inconclusive && r.matches_expected()) continue;
+    std::string why;
+    auto add = [&](const std::string& s) { why += (why.empty() ? "" : "; ") + s; };
+    for (const auto& o : r.obligations)
+      if (!o.as_expected())
+        add((o.scope.evidence() ? "obligation " : "sanity check ") + o.id + " answered " + std::string(smt::to_string(o.result)) +
+            (o.result == smt::Answer::Unsat && o.premises && *o.premises != smt::Answer::Sat
+                 ? " with premises " + std::string(smt::to_string(*o.premises)) + " (vacuous)"
+                 : "") +
+            ", expected " + std::string(smt::to_string(o.expected)));
+    if (r.counterexample && !r.counterexample->replay_confirms)
+      add("the C++ replay does not confirm the counterexample of " + r.counterexample->obligation);
+    if (r.witness)
+      for (const auto& f : r.witness->figures)
+        if (f.range_applies && !f.in_range()) add("witness figure " + f.name + " is out of its range");
+    const bool inconclusive = r.verdict == Verdict::Inconclusive;
+    const auto at = where.count(r.id) ? where[r.id] : diag::Location{reg.path.string()};
+    std::string msg = r.id + ": " + to_string(r.verdict) + ", expected " + to_string(r.expected) +
+                      (why.empty() ? "" : " (" + why + ")");
+    run.diagnostics.push_back(inconclusive ? diag::warning(at, "prove.inconclusive", msg)
+                                           : diag::error(at, "prove.differs", msg));
+    nlohmann::ordered_json props = {{"verdict", to_string(r.verdict)}, {"expected", to_string(r.expected)}};
+    if (r.params_overridden) {
+      nlohmann::ordered_json p = nlohmann::ordered_json::object();
+      for (const auto& [k, v] : r.params) p[k] = v;
+      props["parameters"] = p;  // effective, with the overrides
+      props["parameters_overridden"] = true;
+    }
+    run.about.push_back({r.id, props});
+  }
+  return diag::sarif::render(run);
+}
 
 int run_prove(const ProveArgs& a) {
   using namespace fusecert::verifier;
@@ -89,6 +147,8 @@ int run_prove(const ProveArgs& a) {
   }
   if (a.format == "json") {
     std::cout << report::render_json(rs, reg).dump(2) << "\n";
+  } else if (a.format == "sarif") {
+    std::cout << render_sarif(rs, reg).dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << "\n";
   } else {
     std::cout << report::render_text(rs, a.verbose);
   }
@@ -120,7 +180,9 @@ void add_prove_command(CLI::App& app, int& exit_code) {
   auto args = std::make_shared<ProveArgs>();
   CLI::App* sub = app.add_subcommand("prove", "prove the propositions of rules/propositions.yaml (P1, P2, P2a–P2c, P3–P9) with Z3");
   sub->add_option("ids", args->ids, "proposition ids (default: all)");
-  sub->add_option("--format", args->format, "text or json")->check(CLI::IsMember({"text", "json"}));
+  sub->add_option("--format", args->format,
+                  "text, json or sarif (sarif: a result per proposition not as expected, at its entry in the rules file)")
+      ->check(CLI::IsMember({"text", "json", "sarif"}));
   sub->add_option("--timeout-ms", args->timeout_ms, "per-query solver timeout in ms (0 = none)");
   sub->add_option("--param", args->params, "override a parameter, name=value (repeatable)");
   sub->add_option("--smt-dump", args->smt_dump, "write every obligation's SMT-LIB2 to DIR/<id>.smt2");
