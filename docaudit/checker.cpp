@@ -12,6 +12,8 @@
 #include <mutex>
 #include <set>
 #include <thread>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "docaudit/document.h"
 #include "docaudit/summary.h"
@@ -64,18 +66,18 @@ class SummaryCache {
   SummaryCache(const Repo& repo, const RuleSet& rules) : repo_(repo), rules_(rules) {}
   void add(std::unique_ptr<Summary> s) {
     std::lock_guard<std::mutex> lock(mutex_);
-    docs_[s->abs] = std::move(s);
+    docs_[s->abs.native()] = std::move(s);
   }
   const Summary* get(const fs::path& abs) {
     std::unique_lock<std::mutex> lock(mutex_);
-    auto it = docs_.find(abs);
+    auto it = docs_.find(abs.native());
     if (it == docs_.end()) {
       lock.unlock();
       std::unique_ptr<Summary> s;
       std::error_code ec;
       if (fs::is_regular_file(abs, ec)) s = std::make_unique<Summary>(summarize(load_document(abs, repo_, rules_), rules_));
       lock.lock();
-      it = docs_.emplace(abs, std::move(s)).first;  // keeps the first if another thread won
+      it = docs_.emplace(abs.native(), std::move(s)).first;  // keeps the first if another thread won
     }
     const Summary* s = it->second.get();
     return s && s->parsed ? s : nullptr;
@@ -85,7 +87,7 @@ class SummaryCache {
   const Repo& repo_;
   const RuleSet& rules_;
   std::mutex mutex_;
-  std::map<fs::path, std::unique_ptr<Summary>> docs_;
+  std::unordered_map<std::string, std::unique_ptr<Summary>> docs_;  ///< by normal path
 };
 
 }  // namespace
@@ -223,19 +225,23 @@ namespace {
 /// Live docs reachable from the root index: links of live docs, and the
 /// files (or folders, whose index) they name in backticks from their own
 /// folder, followed breadth-first. Loads (through the
-/// cache) every doc it reaches.
-std::set<fs::path> reachable(const RuleSet& base, const Repo& repo, SummaryCache& cache) {
-  std::set<fs::path> seen;
-  const fs::path root = Repo::normal(repo.audit_root() / base.root_index);
+/// cache) every doc it reaches. Paths are normal (Repo::normal), so their
+/// strings are compared.
+std::unordered_set<std::string> reachable(const RuleSet& base, const Repo& repo, SummaryCache& cache) {
+  std::unordered_set<std::string> seen;
+  const fs::path root = Repo::join(repo.audit_root(), base.root_index);
   const Summary* start = cache.get(root);
   if (!start) return seen;
   std::vector<const Summary*> queue{start};
-  seen.insert(root);
+  seen.insert(root.native());
+  // Every target is judged once: whether it is a live doc does not change
+  // during the walk, and thousands of documents link the same few targets.
+  std::unordered_set<std::string> judged{root.native()}, named;
   auto visit = [&](const fs::path& target) {
-    if (seen.count(target) || !repo.authored(target) || !has_extension(target, base)) return;
+    if (!judged.insert(target.native()).second || !repo.authored(target) || !has_extension(target, base)) return;
     const Summary* d = cache.get(target);
     if (!d || d->generated) return;
-    seen.insert(target);
+    seen.insert(target.native());
     queue.push_back(d);
   };
   while (!queue.empty()) {
@@ -251,7 +257,8 @@ std::set<fs::path> reachable(const RuleSet& base, const Repo& repo, SummaryCache
     for (const auto& c : d->code_spans) {
       const std::string& s = c.text;
       if (s.empty() || s.find_first_of(" \t*?<>|") != std::string::npos || s.find("://") != std::string::npos) continue;
-      const fs::path target = Repo::normal(d->abs.parent_path() / s);
+      const fs::path target = Repo::sibling(d->abs, s);
+      if (!named.insert(target.native()).second) continue;
       std::error_code ec;
       if (fs::is_directory(target, ec)) {
         const fs::path idx = folder_index(target, base.for_path(repo.display(target / "x.md")), repo);
@@ -278,8 +285,9 @@ bool refers_to(const Summary& doc, const fs::path& target, const RuleSet& rules,
     if (s.empty()) continue;
     if (index && s == fname && target.parent_path() == doc.abs.parent_path()) return true;
     if (s.find('/') == std::string::npos) continue;
-    for (const fs::path& from : {doc.abs.parent_path(), repo.root(), repo.audit_root()})
-      if (Repo::normal(from / s) == target) return true;
+    if (Repo::sibling(doc.abs, s) == target || Repo::join(repo.root(), s) == target ||
+        Repo::join(repo.audit_root(), s) == target)
+      return true;
   }
   return false;
 }
@@ -388,7 +396,7 @@ CheckResult run_check(const RuleSet& rules, const CheckOptions& opt) {
   }
 
   // 3. What the root index reaches through live docs (routing.unrouted).
-  const std::set<fs::path> routed = reachable(rules, repo, cache);
+  const std::unordered_set<std::string> routed = reachable(rules, repo, cache);
 
   // 4. Run the cross-document rules per document on the summaries, each
   // with its own rule set, then its suppressions over all its findings.

@@ -35,6 +35,35 @@ bool match_segments(const std::vector<std::string>& pat, std::size_t i, const st
   return j == path.size();
 }
 
+/// The lexically normal form of an absolute POSIX path, as
+/// fs::path::lexically_normal gives it (separator runs and `.` dropped, `..`
+/// removes the name before it and is dropped at the root), without a
+/// trailing separator. Strings, not fs::path components: a run normalizes
+/// every link and code span it reads.
+std::string normal_absolute(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  std::size_t i = 0;
+  while (i < s.size()) {
+    while (i < s.size() && s[i] == '/') ++i;
+    std::size_t j = s.find('/', i);
+    if (j == std::string_view::npos) j = s.size();
+    const std::string_view seg = s.substr(i, j - i);
+    i = j;
+    if (seg.empty() || seg == ".") continue;
+    if (seg == "..") {
+      if (const std::size_t k = out.rfind('/'); k != std::string::npos) out.resize(k);
+      continue;
+    }
+    out += '/';
+    out += seg;
+  }
+  if (out.empty()) out = "/";
+  return out;
+}
+
+bool absolute(std::string_view s) { return !s.empty() && s.front() == '/'; }
+
 }  // namespace
 
 bool glob_match(const std::string& pattern, const std::string& path) {
@@ -67,6 +96,7 @@ Repo::Repo(const fs::path& root, const RuleSet& rules) : rules_(rules) {
 }
 
 fs::path Repo::normal(const fs::path& p) {
+  if (absolute(p.native())) return fs::path(normal_absolute(p.native()));
   std::error_code ec;
   fs::path a = p.is_absolute() ? p : fs::absolute(p, ec);
   if (ec) a = p;
@@ -75,6 +105,25 @@ fs::path Repo::normal(const fs::path& p) {
   std::string s = a.generic_string();
   while (s.size() > 1 && s.back() == '/') s.pop_back();
   return fs::path(s);
+}
+
+fs::path Repo::join(const fs::path& dir, std::string_view rel) {
+  if (absolute(rel)) return fs::path(normal_absolute(rel));
+  if (!absolute(dir.native())) return normal(dir / fs::path(rel));
+  std::string s = dir.native();
+  s += '/';
+  s += rel;
+  return fs::path(normal_absolute(s));
+}
+
+fs::path Repo::sibling(const fs::path& file, std::string_view rel) {
+  const std::string& f = file.native();
+  const std::size_t slash = f.rfind('/');
+  if (absolute(rel) || !absolute(f) || slash == std::string::npos) return join(file.parent_path(), rel);
+  std::string s = f.substr(0, slash);
+  s += '/';
+  s += rel;
+  return fs::path(normal_absolute(s));
 }
 
 bool Repo::is_under(const fs::path& abs, const fs::path& dir) {
@@ -124,7 +173,7 @@ bool Repo::authored(const fs::path& abs) const {
 }
 
 bool Repo::exists(const fs::path& abs) const {
-  const std::string key = abs.native();
+  const std::string& key = abs.native();
   {
     std::shared_lock<std::shared_mutex> lock(exists_mutex_);
     if (auto it = exists_cache_.find(key); it != exists_cache_.end()) return it->second;
@@ -138,7 +187,7 @@ bool Repo::exists(const fs::path& abs) const {
 }
 
 bool Repo::resolves_inside(const fs::path& abs) const {
-  const std::string key = abs.native();
+  const std::string& key = abs.native();
   {
     std::shared_lock<std::shared_mutex> lock(real_mutex_);
     if (auto it = real_inside_cache_.find(key); it != real_inside_cache_.end()) return it->second;

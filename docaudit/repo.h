@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <shared_mutex>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -28,8 +29,13 @@ class Repo {
   const fs::path& generated_root() const { return generated_root_; }
 
   /// Absolute, lexically normal form of `p` (relative paths are taken from the
-  /// current directory).
+  /// current directory), with no trailing separator.
   static fs::path normal(const fs::path& p);
+  /// normal(dir / rel): `rel` from the folder `dir` (an absolute `rel` is
+  /// taken as it is).
+  static fs::path join(const fs::path& dir, std::string_view rel);
+  /// normal(file.parent_path() / rel): `rel` from the folder of `file`.
+  static fs::path sibling(const fs::path& file, std::string_view rel);
   /// True when `abs` is the root or lies below it (lexically).
   bool inside(const fs::path& abs) const;
   /// True when `abs`, with every symlink of its existing part followed

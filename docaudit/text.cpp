@@ -1,6 +1,8 @@
 #include "docaudit/text.h"
 
+#include <algorithm>
 #include <cctype>
+#include <cstring>
 #include <cstdint>
 
 namespace fusecert::docaudit {
@@ -101,12 +103,27 @@ bool starts_with_word(std::string_view text, std::string_view prefix) {
 }
 
 std::size_t find_term(std::string_view text, std::string_view term) {
-  if (term.empty() || text.size() < term.size()) return std::string_view::npos;
+  constexpr std::size_t npos = std::string_view::npos;
+  if (term.empty() || text.size() < term.size()) return npos;
   const bool need_left = is_word(static_cast<unsigned char>(term.front()));
   const bool need_right = is_word(static_cast<unsigned char>(term.back()));
-  for (std::size_t i = 0; i + term.size() <= text.size(); ++i) {
+  const std::size_t last = text.size() - term.size();  // the last offset a match can start at
+  // Candidates are the offsets of the term's first byte in either case,
+  // found with memchr (the rules search every prose block for every term).
+  const char lo = lower(term.front());
+  const char up = lo >= 'a' && lo <= 'z' ? static_cast<char>(lo - 'a' + 'A') : lo;
+  auto next = [&](char c, std::size_t from) -> std::size_t {
+    if (from > last) return npos;
+    const void* hit = std::memchr(text.data() + from, c, last + 1 - from);
+    return hit ? static_cast<std::size_t>(static_cast<const char*>(hit) - text.data()) : npos;
+  };
+  std::size_t at_lo = next(lo, 0), at_up = up == lo ? npos : next(up, 0);
+  while (at_lo != npos || at_up != npos) {
+    const std::size_t i = std::min(at_lo, at_up);
+    if (i == at_lo) at_lo = next(lo, i + 1);
+    if (i == at_up) at_up = next(up, i + 1);
     bool eq = true;
-    for (std::size_t k = 0; k < term.size(); ++k)
+    for (std::size_t k = 1; k < term.size(); ++k)
       if (lower(text[i + k]) != lower(term[k])) { eq = false; break; }
     if (!eq) continue;
     if (need_left && i > 0 && is_word(static_cast<unsigned char>(text[i - 1]))) continue;
@@ -114,13 +131,18 @@ std::size_t find_term(std::string_view text, std::string_view term) {
     if (need_right && end < text.size() && is_word(static_cast<unsigned char>(text[end]))) continue;
     return i;
   }
-  return std::string_view::npos;
+  return npos;
 }
 
 void blank_bare_urls(std::string& text) {
   static constexpr std::string_view kOpeners[] = {"http://", "https://", "ftp://", "www."};
   std::size_t i = 0;
   while (i < text.size()) {
+    const char c = lower(text[i]);
+    if (c != 'h' && c != 'f' && c != 'w') {  // no opener starts here
+      ++i;
+      continue;
+    }
     const bool word_start = i == 0 || !is_word(static_cast<unsigned char>(text[i - 1]));
     bool url = false;
     if (word_start)

@@ -204,15 +204,12 @@ void check_paths(const Document& doc, const Context& ctx, Sink& sink) {
     const std::string first = p.substr(0, p.find('/'));
     // A path may be written from the doc's folder, the repository root, or
     // (generated/...) the audit root; it resolves when any reading exists.
-    std::vector<fs::path> readings;
     const bool generated = first == r.generated_dir;
-    if (generated) readings.push_back(Repo::normal(repo.audit_root() / p));
-    if (first == ".." || repo.is_path_root(first) || generated) {
-      readings.push_back(Repo::normal(doc.abs.parent_path() / p));
-      if (first != "..") readings.push_back(Repo::normal(repo.root() / p));
-    } else {
-      continue;  // not a repository path (e.g. `dY/dX`, `a/b` prose)
-    }
+    if (first != ".." && !generated && !repo.is_path_root(first)) continue;  // not a repository path (`dY/dX`)
+    std::vector<fs::path> readings;
+    if (generated) readings.push_back(Repo::join(repo.audit_root(), p));
+    readings.push_back(Repo::sibling(doc.abs, p));
+    if (first != "..") readings.push_back(Repo::join(repo.root(), p));
     if (!repo.inside(readings.front())) {
       sink.report("anchor.outside-root", c.pos, "path `" + c.text + "` resolves outside the repository root");
       continue;
@@ -247,11 +244,10 @@ void check_paths(const Document& doc, const Context& ctx, Sink& sink) {
         if (o.prose != c.prose || o.offset >= c.offset) continue;
         const std::string base = path_candidate(o.text);
         if (base.empty()) continue;
-        for (const fs::path& from : {doc.abs.parent_path(), repo.root()}) {
-          const fs::path dir = Repo::normal(from / base);
+        for (const fs::path& dir : {Repo::sibling(doc.abs, base), Repo::join(repo.root(), base)}) {
           std::error_code ec;
-          if (repo.inside(dir) && fs::is_directory(dir, ec) && repo.exists(Repo::normal(dir / p)) &&
-              repo.resolves_inside(Repo::normal(dir / p)))
+          if (repo.inside(dir) && fs::is_directory(dir, ec) && repo.exists(Repo::join(dir, p)) &&
+              repo.resolves_inside(Repo::join(dir, p)))
             in_context = true;
         }
         if (in_context) break;

@@ -31,13 +31,19 @@ std::string percent_decode(const std::string& s) {
 
 LinkTarget split_link(const std::string& url, const RuleSet& rules) {
   LinkTarget t;
-  const std::string lower = lower_ascii(url);
+  auto opens_with = [&](const std::string& scheme) {  // ASCII case-insensitive, as lower_ascii
+    auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; };
+    if (scheme.size() > url.size()) return false;
+    for (std::size_t i = 0; i < scheme.size(); ++i)
+      if (lower(url[i]) != lower(scheme[i])) return false;
+    return true;
+  };
   for (const auto& scheme : rules.external_schemes)
-    if (lower.rfind(lower_ascii(scheme), 0) == 0) {
+    if (opens_with(scheme)) {
       t.external = true;
       return t;
     }
-  if (lower.rfind("//", 0) == 0) {  // protocol-relative URL
+  if (url.rfind("//", 0) == 0) {  // protocol-relative URL
     t.external = true;
     return t;
   }
@@ -50,9 +56,8 @@ LinkTarget split_link(const std::string& url, const RuleSet& rules) {
 }
 
 fs::path resolve_link(const fs::path& doc, const std::string& file, const Repo& repo) {
-  fs::path p(file);
-  if (!file.empty() && file[0] == '/') return Repo::normal(repo.root() / file.substr(1));
-  return Repo::normal(doc.parent_path() / p);
+  if (!file.empty() && file[0] == '/') return Repo::join(repo.root(), std::string_view(file).substr(1));
+  return Repo::sibling(doc, file);
 }
 
 }  // namespace fusecert::docaudit

@@ -40,7 +40,7 @@ bool names_exactly(const Summary& idx, const fs::path& target, const Context& ct
   }
   for (const auto& c : idx.code_spans) {
     const std::string& s = c.text;
-    if (!s.empty() && Repo::normal(idx.abs.parent_path() / s) == target) return true;
+    if (!s.empty() && Repo::sibling(idx.abs, s) == target) return true;
   }
   return false;
 }
@@ -74,14 +74,14 @@ void check_routing(const Summary& doc, const Context& ctx, Sink& sink) {
   const RuleSet& r = ctx.rules;
   const std::string& role = doc.role;
   const Pos at = doc.role_pos;
-  const fs::path root_index = Repo::normal(ctx.repo.audit_root() / r.root_index);
+  const fs::path root_index = Repo::join(ctx.repo.audit_root(), r.root_index);
   const std::string root_display = ctx.repo.display(root_index);
   const fs::path index_path = folder_index(doc.abs.parent_path(), r, ctx.repo);
   const bool own_index = !index_path.empty() && index_path == doc.abs;
   const Summary* idx = index_path.empty() || own_index ? nullptr : ctx.lookup(index_path);
 
   // 1. Reachable from the root index through live docs.
-  if (doc.abs != root_index && ctx.routed && !ctx.routed->count(doc.abs)) {
+  if (doc.abs != root_index && ctx.routed && !ctx.routed->count(doc.abs.native())) {
     if (!ctx.repo.exists(root_index))
       sink.report("routing.no-index", at,
                   "the audit root has no index `" + root_display + "` (routing.root_index), so no live doc is routed");
@@ -141,7 +141,7 @@ void check_routing(const Summary& doc, const Context& ctx, Sink& sink) {
   // scoped compiler plan links back to the integrated plan and this index";
   // the backend todo queues answer to their own evidence, not to it).
   if (role == r.plan_role) {
-    const fs::path authority = Repo::normal(ctx.repo.audit_root() / r.global_order_authority);
+    const fs::path authority = Repo::join(ctx.repo.audit_root(), r.global_order_authority);
     if (doc.abs == authority) return;  // the authority itself
     if (ctx.repo.exists(authority) && doc.abs.parent_path() != authority.parent_path()) {
       const fs::path map = folder_index(authority.parent_path(), r, ctx.repo);

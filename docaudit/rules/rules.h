@@ -11,6 +11,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "docaudit/document.h"
@@ -30,8 +31,9 @@ struct Context {
   /// The prover's verdict per proposition id named in any checked document.
   const std::map<std::string, OracleAnswer>* verdicts = nullptr;
   /// Live docs reachable from the root index through links of live docs
-  /// (absolute paths); nullptr when the run does not compute it.
-  const std::set<fs::path>* routed = nullptr;
+  /// (normal absolute paths, Repo::normal, as strings); nullptr when the run
+  /// does not compute it.
+  const std::unordered_set<std::string>* routed = nullptr;
 };
 
 /// Collects one document's findings with the rule set's severities.

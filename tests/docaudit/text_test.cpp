@@ -1,5 +1,9 @@
 #include <gtest/gtest.h>
 
+#include <cctype>
+#include <string>
+#include <vector>
+
 #include "docaudit/text.h"
 
 using namespace fusecert::docaudit;
@@ -50,4 +54,34 @@ TEST(Text, IsoDates) {
   EXPECT_FALSE(parse_iso_date("2026-8-18"));
   EXPECT_FALSE(parse_iso_date("2026-13-01"));
   EXPECT_FALSE(parse_iso_date("yesterday"));
+}
+
+// find_term skips to candidates with memchr; it must answer as the plain
+// definition does: the first offset where the term matches case-insensitively
+// (ASCII) with non-word bytes (or the ends) around it.
+TEST(Text, FindTermAgreesWithItsDefinitionOnGeneratedText) {
+  auto word = [](unsigned char c) { return std::isalnum(c) || c >= 0x80; };
+  auto low = [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; };
+  auto reference = [&](const std::string& text, const std::string& term) -> std::size_t {
+    if (term.empty() || text.size() < term.size()) return std::string::npos;
+    for (std::size_t i = 0; i + term.size() <= text.size(); ++i) {
+      bool eq = true;
+      for (std::size_t k = 0; k < term.size() && eq; ++k) eq = low(text[i + k]) == low(term[k]);
+      if (!eq) continue;
+      if (word(term.front()) && i > 0 && word(text[i - 1])) continue;
+      const std::size_t end = i + term.size();
+      if (word(term.back()) && end < text.size() && word(text[end])) continue;
+      return i;
+    }
+    return std::string::npos;
+  };
+  const std::string alphabet = "aAbB-/ .\xc3\xa9" "1";
+  const std::vector<std::string> terms = {"a", "ab", "AB", "b-a", "-", "/b", "a b", "\xc3\xa9", "1a", "ba."};
+  unsigned seed = 12345;
+  auto rnd = [&] { return (seed = seed * 1103515245u + 12345u) >> 16; };
+  for (int n = 0; n < 4000; ++n) {
+    std::string text;
+    for (unsigned len = rnd() % 24; len > 0; --len) text.push_back(alphabet[rnd() % alphabet.size()]);
+    for (const auto& term : terms) EXPECT_EQ(find_term(text, term), reference(text, term)) << '"' << text << "\" / " << term;
+  }
 }

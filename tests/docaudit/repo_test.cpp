@@ -1,0 +1,54 @@
+// Repo's path arithmetic: normal(), join() and sibling() work on strings (a
+// run normalizes every link and code span it reads), so they are checked
+// against what std::filesystem's lexically_normal gives for the same paths.
+#include <gtest/gtest.h>
+
+#include "docaudit/repo.h"
+
+namespace fusecert::docaudit {
+namespace {
+
+/// The reference: std::filesystem's lexical normal form, no trailing
+/// separator, of the path's string (parsed afresh: libstdc++ keeps the root
+/// of `fs::path("//") / "a"` as `//`, though it reads "//a" as "/a").
+std::string reference(const fs::path& p) {
+  std::string s = fs::path(p.native()).lexically_normal().generic_string();
+  while (s.size() > 1 && s.back() == '/') s.pop_back();
+  return s;
+}
+
+const char* const kAbsolute[] = {
+    "/", "//", "///a", "/a//b", "/a/./b/", "/a/b/..", "/a/b/../", "/..", "/../a", "/a/../../b", "/a/b/../../..",
+    "/.", "/./", "/a/.", "/a/...", "/a/.../b", "/a/..b/c", "/a/b./../c", "/x/\xff/../y", "/a/b/c/../../d/./e//",
+    "/tmp/repo/docs/audit/area_001/../generated/status.md",
+};
+const char* const kRelative[] = {
+    "", ".", "..", "../..", "../../..", "a", "a/", "./a", "a/./b", "a/../b", "../generated/status.md", "x//y", "/abs/p",
+    "/", "a/b/../../..", "...", ".hidden/x",
+};
+
+TEST(RepoPaths, NormalMatchesLexicallyNormalOnAbsolutePaths) {
+  for (const char* p : kAbsolute) EXPECT_EQ(Repo::normal(p).native(), reference(p)) << p;
+  EXPECT_EQ(Repo::normal("/a//b/./c/../d/").native(), "/a/b/d");
+  EXPECT_EQ(Repo::normal("/../..").native(), "/");
+}
+
+TEST(RepoPaths, JoinAndSiblingMatchNormalOfTheSlashOperator) {
+  for (const char* dir : kAbsolute)
+    for (const char* rel : kRelative) {
+      EXPECT_EQ(Repo::join(dir, rel).native(), reference(fs::path(dir) / rel)) << dir << " + " << rel;
+      EXPECT_EQ(Repo::sibling(dir, rel).native(), reference(fs::path(dir).parent_path() / rel)) << dir << " ~ " << rel;
+    }
+  EXPECT_EQ(Repo::join("/r/docs", "/etc/x").native(), "/etc/x");  // an absolute part is taken as it is
+  EXPECT_EQ(Repo::sibling("/r/docs/a/README.md", "../b/x.md").native(), "/r/docs/b/x.md");
+  EXPECT_EQ(Repo::sibling("/README.md", "x.md").native(), "/x.md");
+}
+
+TEST(RepoPaths, RelativePathsAreTakenFromTheCurrentFolder) {
+  const fs::path cwd = fs::current_path();
+  EXPECT_EQ(Repo::normal("a/../b").native(), reference(cwd / "b"));
+  EXPECT_EQ(Repo::join("a", "b/../c").native(), reference(cwd / "a/c"));
+}
+
+}  // namespace
+}  // namespace fusecert::docaudit
