@@ -108,6 +108,10 @@ InputReport certify_module(const std::string& text, const std::string& file, uns
     matters = ir::candidate_slice(m, hidden);
     for (const auto& sl : slices)
       for (size_t i = 0; i < sl.size(); ++i) matters[i] = matters[i] || sl[i];
+    // A contraction whose attributes fusecert cannot read (a dot_general's
+    // dimension numbers) may be a weight-gradient producer it cannot see.
+    for (const ir::Op& op : m.ops)
+      if (const ir::OpSpec* s = tables.find(op.name); s && s->role == ir::OpRole::Contraction) matters[op.id] = true;
   }
   std::vector<std::pair<size_t, int>> attr_errors;  // (index in r.diags, op id)
   for (const ir::Op& op : m.ops) {
@@ -128,8 +132,9 @@ InputReport certify_module(const std::string& text, const std::string& file, uns
     r.diags.push_back(diag::warning(ir::Loc{file, first_line > 1 ? first_line : 0, 0}, "input.no_candidate",
                                     "no weight-gradient producer → optimizer candidate found (looked for "
                                     "linalg.matmul_transpose_a, linalg.matmul fed by linalg.transpose, K-major "
-                                    "contraction linalg.generic, tessera.matmul {transposeA = true} and "
-                                    "tessera.training.wgrad_*)"));
+                                    "contraction linalg.generic, tessera.matmul {transposeA = true}, "
+                                    "tessera.training.wgrad_* and stablehlo.dot_general contracting the token axis "
+                                    "of both operands)"));
   // Candidates are independent: check them on up to 4 threads (results keep
   // program order; every shared table below verifier/smt is locked).
   r.candidates.resize(cands.size());

@@ -583,7 +583,7 @@ CheckOutcome check_certificate(const std::string& cert_text,
       const bool tv = cons.is_object() && cons.value("recognized_as", std::string()) == "translation-validation";
       const unsigned form = tv ? guards::kTv : guards::form_bit(j["candidate"]["form"].get<std::string>());
       const bool generic = cons.is_object() && cons.value("op", std::string()) == "linalg.generic";
-      if (!form) bad("candidate.form " + j["candidate"]["form"].dump() + " is not linalg, tessera, bufferized or fused");
+      if (!form) bad("candidate.form " + j["candidate"]["form"].dump() + " is not linalg, tessera, bufferized, fused or dag");
       if (cons.is_null()) bad("a legal certificate needs a consumer");
       for (const auto& spec : guards::kObligations)
         if ((spec.required & form) && (!spec.generic_consumer || generic) && !ids.count(guards::required_id(spec)))

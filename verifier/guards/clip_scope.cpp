@@ -29,6 +29,38 @@ std::string impossibility_query() {
 }  // namespace
 
 void guard_clip_scope(GuardContext& g) {
+  if (g.c.form == ir::Form::Dag) {
+    // Shown by the DAG, not declared: a norm of the gradient (a rounded
+    // reduction of a value computed from the gradient alone, over every
+    // element) that an element-wise op applies to the gradient.
+    const std::string id = "P2.clip_scope";
+    const std::string claim = "no norm of the gradient scales it before the update (no global-norm clipping)";
+    const ir::Dag& dag = *g.facts.dag;
+    if (!dag.problem.empty()) return;  // the single-use guard made it inconclusive
+    for (const auto& red : dag.reductions) {
+      if (red.scales < 0) continue;
+      const ir::Op& r = g.m.ops[red.op];
+      const ir::Op& s = g.m.ops[red.scales];
+      g.structural(id, claim, "violated",
+                   r.name + " at " + r.loc.str() + " reduces a function of the gradient over all its elements, and " +
+                       s.name + " at " + s.loc.str() + " applies the result to the gradient");
+      g.smt("P2.recoverable", "an O(1)-space epilogue can recover the clipped moment m_t(c) from m_t(1), c and |g|",
+            memo_query("p2:impossibility", [] { return impossibility_query(); }), "unsat", "QF_NRA");
+      auto& d = g.error("P2", id, s.loc,
+                        "cannot fuse the update into the weight-gradient epilogue: " + s.name +
+                            " scales the gradient by a norm of the whole gradient (" + r.name + " at " + r.loc.str() +
+                            " sums over every element), so every gradient element is needed before any tile may "
+                            "update (global-norm clipping)");
+      d.notes.push_back(g.producer_note("weight-gradient producer here; legal with per-layer clipping applied "
+                                        "after the producer's reduction, or none"));
+      d.notes.push_back({r.loc, "the norm is reduced here"});
+      return;
+    }
+    g.structural(id, claim, "holds",
+                 "no reduction of the gradient alone over all its elements is applied to the gradient (the DAG "
+                 "holds " + std::to_string(dag.reductions.size()) + " reduction(s))");
+    return;
+  }
   const std::string id = "P2.clip_scope";
   const std::string claim = "gradient clipping needs no norm beyond what one tile holds (grad_clip_scope none or layer)";
   // An explicit global-norm clip op (a table entry of role clip) between the

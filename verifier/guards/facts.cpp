@@ -6,6 +6,15 @@ Facts compute_facts(const ir::Module& m, const ir::Candidate& c, unsigned timeou
   Facts f;
   const ir::DialectTables& tables = ir::dialects();
   f.producer_spec = tables.find(m.ops[c.producer].name);
+  if (c.form == ir::Form::Dag) {
+    // The consumer is the DAG to the step's results; W is the argument the
+    // step returns as W + u. No optimizer is named: legality is the DAG's
+    // dependence, never a recognised update.
+    f.dag = ir::analyze_dag(m, c.func, c.grad);
+    f.weight_value = f.dag->weight;
+    if (c.consumer >= 0) f.consumer_spec = tables.find(m.ops[c.consumer].name);
+    return f;
+  }
   if (c.consumer < 0) return f;
   const ir::Op& cons = m.ops[c.consumer];
   f.consumer_spec = tables.find(cons.name);

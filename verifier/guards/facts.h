@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "verifier/ir/candidates.h"
+#include "verifier/ir/dependence.h"
 #include "verifier/ir/dialect_table.h"
 #include "verifier/ir/model.h"
 #include "verifier/ir/recognize.h"
@@ -45,6 +46,9 @@ struct Facts {
   /// missing keys) and its answer, solved once here.
   std::optional<ir::Recognition> recognition;
   smt::CheckResult recognition_answer;
+  /// A DAG consumer (Form::Dag): how each of the step's results depends on
+  /// the gradient (verifier/ir/dependence.h), computed once here.
+  std::optional<ir::Dag> dag;
 };
 
 /// The facts of `c`. Never throws on hostile input (solver failures come

@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "verifier/guards/guards.h"
+#include "verifier/ir/dependence.h"
 #include "verifier/ir/dialect_table.h"
 #include "verifier/ir/locality.h"
 
@@ -31,6 +32,106 @@ ir::LocalityProblem from_generic(const ir::Module& m, const ir::Op& op, int grad
   return p;
 }
 
+ir::AffineExpr shift(const ir::AffineExpr& e, int64_t base) {
+  if (e.kind == ir::AffineExpr::Kind::Dim) return ir::AffineExpr::dim(e.value + base);
+  if (!e.lhs) return e;
+  return ir::AffineExpr::bin(e.kind, shift(*e.lhs, base), shift(*e.rhs, base));
+}
+
+/// What a reduction is, for messages.
+std::string reduction_text(const ir::Module& m, int op) {
+  const ir::Op& r = m.ops[op];
+  const ir::Attr* dims = r.attr("dimensions");
+  std::string over;
+  if (dims && dims->kind == ir::Attr::Kind::Ints)
+    for (auto d : dims->ints) over += (over.empty() ? "" : ", ") + std::to_string(d);
+  return r.name + " at " + r.loc.str() + (over.empty() ? "" : " (over dimension(s) " + over + ")");
+}
+
+/// P9 on a DAG consumer: every output element reads, through every path,
+/// only gradient elements of its own tile (one QF_LIA query over the maps
+/// the dependence analysis derived). Values independent of the gradient (W,
+/// old statistics, the step count, hyper-parameters) are broadcast freely.
+/// A reduction across tiles is legal only as SM3's new statistics are: an
+/// exact max / min whose result the step returns and nothing else reads
+/// (its tiles' partial maxima combine exactly, in any order); the partials
+/// themselves must be local. Reads through a norm the P2 guard reported are
+/// its, not P9's.
+void dag_locality(GuardContext& g, const std::string& id, const std::string& claim) {
+  const ir::Dag& dag = *g.facts.dag;
+  if (!dag.problem.empty()) return;  // the single-use guard made it inconclusive
+  const auto& gshape = g.m.values[dag.grad].type.shape;
+  ir::DagLocalityProblem prob;
+  prob.grad_rank = gshape.size();
+  std::vector<std::string> exempt;
+  std::vector<int> crossed;  // reductions on the reads, for the message
+  int output = 0;
+  for (const auto& o : dag.outputs) {
+    const ir::ValueDep& dep = o.exempt_reduce >= 0 ? o.exempt_input : o.dep;
+    const int v = o.exempt_reduce >= 0 ? g.m.ops[o.exempt_reduce].operands[0] : o.value;
+    if (o.exempt_reduce >= 0)
+      exempt.push_back("result " + std::to_string(o.result_no) + " is the exact " + reduction_text(g.m, o.exempt_reduce) +
+                       ", read by no other output (its input is checked)");
+    const auto& oshape = g.m.values[v].type.shape;
+    for (const auto& r : dep.reads) {
+      bool clipped = false;
+      for (int via : r.via)
+        if (const ir::Reduction* red = dag.reduction(via); red && red->scales >= 0) clipped = true;
+      if (clipped) continue;
+      for (int via : r.via)
+        if (std::find(crossed.begin(), crossed.end(), via) == crossed.end()) crossed.push_back(via);
+      const int64_t base = static_cast<int64_t>(prob.dim_sizes.size());
+      for (auto d : oshape) prob.dim_sizes.push_back(d);
+      for (auto d : r.extra) prob.dim_sizes.push_back(d);
+      ir::DagRead dr;
+      dr.output = output;
+      for (const auto& e : r.map.results) dr.grad.results.push_back(shift(e, base));
+      for (size_t k = 0; k < oshape.size(); ++k) dr.out.results.push_back(ir::AffineExpr::dim(base + static_cast<int64_t>(k)));
+      prob.reads.push_back(std::move(dr));
+    }
+    ++output;
+  }
+  for (auto& r : prob.reads) r.grad.num_dims = r.out.num_dims = static_cast<unsigned>(prob.dim_sizes.size());
+  if (prob.reads.empty()) return;  // every read goes through a norm the P2 guard reported
+  Obligation* o = nullptr;
+  try {
+    o = &g.smt(id, claim, ir::dag_locality_query(prob), "unsat", "QF_LIA");
+  } catch (const std::exception& e) {
+    g.structural(id, claim, "missing", std::string("cannot encode the DAG's reads: ") + e.what());
+    g.error("P9", id, g.producer().loc, std::string("cannot encode the consumer DAG's gradient reads: ") + e.what());
+    return;
+  }
+  std::string ev = std::to_string(prob.reads.size()) + " gradient read(s) by " + std::to_string(dag.outputs.size()) +
+                   " result(s) of the step, derived from the DAG";
+  for (const auto& e : exempt) ev += "; " + e;
+  o->evidence = ev;
+  if (o->actual != "sat") return;
+  std::vector<bool> spreads;
+  for (unsigned r = 0; r < prob.grad_rank; ++r) {
+    auto& s = g.smt("P9.spread.d" + std::to_string(r),
+                    "two reads of one output element read the gradient at different indices along gradient "
+                    "dimension " + std::to_string(r),
+                    ir::dag_spread_query(prob, r), "sat", "QF_LIA", /*decides=*/false);
+    spreads.push_back(s.actual == "sat");
+  }
+  const ir::Locality need = ir::classify(spreads);
+  std::string through;
+  for (int v : crossed) {
+    const ir::Reduction* red = dag.reduction(v);
+    through += (through.empty() ? "" : "; ") + reduction_text(g.m, v) + ", " +
+               (red && red->exact ? "an exact max/min read by this step's outputs" : "a rounded sum");
+  }
+  const ir::Op& at = g.m.ops[dag.update_op >= 0 ? dag.update_op : g.c.producer];
+  auto& d = g.error("P9", id, at.loc,
+                    "cannot fuse the update into the weight-gradient epilogue: its read locality is " +
+                        ir::to_string(need) + ", coarser than the producer's tile partition: the step's results read "
+                        "gradient elements outside their tile" +
+                        (through.empty() ? std::string() : " through " + through));
+  d.notes.push_back(g.producer_note("gradient tiles are computed here; legal if every result reads only its own "
+                                    "coordinate, or compute the " + ir::to_string(need) +
+                                    " statistics in a pass after the GEMM"));
+}
+
 }  // namespace
 
 void guard_locality(GuardContext& g) {
@@ -39,6 +140,10 @@ void guard_locality(GuardContext& g) {
   const std::string id = "P9.locality";
   const std::string claim = "for every tile size and every output point, the consumer reads only gradient elements "
                             "of the producer tile that computed that point (read locality ⊑ tile partition)";
+  if (g.c.form == ir::Form::Dag) {
+    dag_locality(g, id, claim);
+    return;
+  }
   ir::LocalityProblem prob;
   std::string source;
   if (cons->kind == ir::Op::Kind::Generic) {

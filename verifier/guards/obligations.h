@@ -17,12 +17,13 @@ namespace fusecert::guards {
 inline constexpr unsigned kLinalg = 1u << static_cast<unsigned>(ir::Form::Linalg),
                           kTessera = 1u << static_cast<unsigned>(ir::Form::Tessera),
                           kBufferized = 1u << static_cast<unsigned>(ir::Form::Bufferized),
-                          kFused = 1u << static_cast<unsigned>(ir::Form::Fused);
-inline constexpr unsigned kAllForms = kLinalg | kTessera | kBufferized | kFused;
+                          kFused = 1u << static_cast<unsigned>(ir::Form::Fused),
+                          kDag = 1u << static_cast<unsigned>(ir::Form::Dag);
+inline constexpr unsigned kAllForms = kLinalg | kTessera | kBufferized | kFused | kDag;
 /// A `fusecert validate` certificate (form fused, consumer recognised as
 /// "translation-validation"): it carries the per-result equivalence queries
 /// instead of the guards' obligations.
-inline constexpr unsigned kTv = 16;
+inline constexpr unsigned kTv = 1u << 8;  // above every ir::Form bit
 
 struct ObligationSpec {
   const char* id;        ///< exact id, or a prefix when `prefix` (P9.spread.d<r>)

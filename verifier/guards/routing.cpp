@@ -37,6 +37,21 @@ std::string folded_query(bool decay_pass, bool second_moment) {
 }  // namespace
 
 void guard_routing(GuardContext& g) {
+  if (g.c.form == ir::Form::Dag) {
+    // The step is the whole function: the producer contracts the whole token
+    // axis of its operands (no expert index, no gather: such an op has no
+    // table entry and is an input error on the slice), and the DAG computes
+    // every result on every call.
+    if (!g.facts.dag->problem.empty()) return;
+    g.structural("P5.routing",
+                 "every step applies the state decay the reference update applies (dense routing, or a "
+                 "gradient-free decay pass covering the same state)",
+                 "holds",
+                 "dense: " + g.producer().name + " at " + g.producer().loc.str() +
+                     " contracts the whole token axis of its operands, and the step's results are computed from it "
+                     "on every call");
+    return;
+  }
   const ir::Op* cons = g.consumer();
   if (!cons) return;
   const std::string id = "P5.routing";

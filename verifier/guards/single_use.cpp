@@ -66,6 +66,41 @@ void guard_single_use(GuardContext& g) {
   }
   const std::string gname = "the weight gradient (result " + std::to_string(c.result_no) + " of " +
                             g.producer().name + ")";
+  if (c.form == ir::Form::Dag) {
+    // One producer: no second contraction sums into the gradient before the
+    // update (a tied weight, or split-K written out). The consumer is the
+    // DAG; what it computes is the other guards' business, never a name.
+    const ir::Dag& dag = *g.facts.dag;
+    if (!dag.problem.empty()) {
+      g.structural(id, claim, "missing", "the consumer DAG cannot be followed: " + dag.problem);
+      g.error("P1", id, dag.problem_loc.line ? dag.problem_loc : g.producer().loc,
+              "cannot follow the consumer of " + gname + ": " + dag.problem +
+                  "; fusecert does not guess what it computes, so the candidate is inconclusive")
+          .notes.push_back(g.producer_note("weight-gradient producer here"));
+      return;
+    }
+    if (dag.tied_at >= 0) {
+      const ir::Op& at = m.ops[dag.tied_at];
+      const ir::Op& other = m.ops[dag.tied_with];
+      g.structural(id, claim, "violated",
+                   at.name + " at " + at.loc.str() + " sums " + other.name + " at " + other.loc.str() +
+                       " into the gradient: two contractions produce W's gradient");
+      auto& d = g.error("P1", id, at.loc,
+                        "cannot fuse the update into the weight-gradient epilogue: " + at.name + " sums a second "
+                        "contraction (" + other.name + " at " + other.loc.str() + ") into " + gname +
+                        " (a tied weight or a split K), so no single producer's tile holds the finished gradient");
+      d.notes.push_back(g.producer_note("weight-gradient producer here; legal when one contraction (over the "
+                                        "concatenated K) produces the gradient"));
+      return;
+    }
+    std::string outs;
+    for (const auto& o : dag.outputs) outs += (outs.empty() ? "" : ", ") + std::to_string(o.result_no);
+    g.structural(id, claim, "holds",
+                 "one contraction: " + g.producer().name + " at " + g.producer().loc.str() +
+                     " produces the gradient, and no other contraction sums into it; its consumer is the "
+                     "element-wise DAG to the step's results " + outs);
+    return;
+  }
   if (c.consumer < 0) {
     std::string uses;
     for (auto& u : c.uses) uses += (uses.empty() ? "" : ", ") + m.ops[u.first].name + " at " + m.ops[u.first].loc.str();

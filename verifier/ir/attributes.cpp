@@ -1,5 +1,7 @@
 #include "verifier/ir/attributes.h"
 
+#include "verifier/ir/opaque_attrs.h"
+
 #include <algorithm>
 #include <cctype>
 
@@ -7,8 +9,21 @@ namespace fusecert::ir {
 
 namespace {
 
-bool has_kind(const Attr& a, AttrKind k) {
+/// Whether `a` is of kind `k`; for an opaque kind, `why` says what the
+/// grammar could not read.
+bool has_kind(const Attr& a, AttrKind k, std::string& why) {
   switch (k) {
+    case AttrKind::Ints: return a.kind == Attr::Kind::Ints;
+    case AttrKind::Elements: return a.kind == Attr::Kind::Elements;
+    case AttrKind::DotDims: return parse_dot_dimensions(a, why).has_value();
+    case AttrKind::Precisions:
+      if (a.kind != Attr::Kind::Array) return false;
+      for (const auto& [k2, e] : a.items)
+        if (!parse_enum_attr(e, "precision", precision_values(), why)) return false;
+      return true;
+    case AttrKind::CmpDirection:
+      return parse_enum_attr(a, "comparison_direction", comparison_direction_values(), why).has_value();
+    case AttrKind::CmpType: return parse_enum_attr(a, "comparison_type", comparison_type_values(), why).has_value();
     case AttrKind::Unit: return a.kind == Attr::Kind::Unit;
     case AttrKind::Bool: return a.kind == Attr::Kind::Bool;
     case AttrKind::Int: return a.kind == Attr::Kind::Int && !a.index && a.fits;
@@ -34,6 +49,9 @@ std::string kind_of_value(const Attr& a) {
     case Attr::Kind::Dict: return "a dictionary";
     case Attr::Kind::Array: return "an array";
     case Attr::Kind::Symbol: return "a symbol";
+    case Attr::Kind::Ints: return "a dense integer array";
+    case Attr::Kind::Elements: return "a dense elements attribute";
+    case Attr::Kind::Opaque: return "an opaque #" + a.dialect + " attribute";
     case Attr::Kind::Other: return "an attribute of another kind";
   }
   return "?";
@@ -47,6 +65,7 @@ std::string kinds_text(const KeySpec& k) {
 }
 
 std::string shown(const Attr& a) { return a.kind == Attr::Kind::String ? "\"" + a.text + "\"" : a.text; }
+
 
 std::string squash(const std::string& s) {
   std::string out;
@@ -72,11 +91,12 @@ size_t edits(const std::string& a, const std::string& b) {
 
 void check(const Op& op, const std::string& path, const Attr& a, const KeySpec& spec, const DialectTable& table,
            std::vector<diag::Diagnostic>& out) {
-  if (std::none_of(spec.kinds.begin(), spec.kinds.end(), [&](AttrKind k) { return has_kind(a, k); })) {
+  std::string why;
+  if (std::none_of(spec.kinds.begin(), spec.kinds.end(), [&](AttrKind k) { return has_kind(a, k, why); })) {
     out.push_back(diag::error(op.loc, "input.attr.kind",
                    op.name + ": attribute '" + path + "' = " + shown(a) + " is " + kind_of_value(a) + "; the " +
                        table.dialect + " table (" + table.source + ") gives '" + path + "' the kind " +
-                       kinds_text(spec) + ", so fusecert cannot read it"));
+                       kinds_text(spec) + (why.empty() ? "" : " (" + why + ")") + ", so fusecert cannot read it"));
     return;
   }
   if (a.kind != Attr::Kind::Dict) return;

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 
+#include "verifier/ir/dependence.h"
 #include "verifier/ir/dialect_table.h"
+#include "verifier/ir/opaque_attrs.h"
 
 namespace fusecert::ir {
 
@@ -12,12 +14,13 @@ std::string to_string(Form f) {
     case Form::Tessera: return "tessera";
     case Form::Bufferized: return "bufferized";
     case Form::Fused: return "fused";
+    case Form::Dag: return "dag";
   }
   return "?";
 }
 
 std::optional<Form> form_from_string(const std::string& s) {
-  for (Form f : {Form::Linalg, Form::Tessera, Form::Bufferized, Form::Fused})
+  for (Form f : {Form::Linalg, Form::Tessera, Form::Bufferized, Form::Fused, Form::Dag})
     if (to_string(f) == s) return f;
   return std::nullopt;
 }
@@ -232,6 +235,24 @@ bool is_sum_reduction(const Op& op) {
   return b.yields.size() == 1 && b.yields[0] >= 0 && b.nodes[b.yields[0]].op == "arith.addf";
 }
 
+/// A contraction with dimension numbers (dot_general) computing dW = Xᵀ·dY:
+/// no batching, rank-2 operands, and both contract their leading axis (the
+/// token axis K: X is [K, H], dY is [K, N]). The forward X·W contracts
+/// X's dimension 1, and dX = dY·Wᵀ contracts dY's dimension 1: neither is.
+bool is_dot_wgrad(const Module& m, const Op& op) {
+  const OpSpec* spec = builtin_dialects().find(op.name);
+  if (!spec || spec->role != OpRole::Contraction || !spec->attrs.count("dot_dimension_numbers")) return false;
+  const Attr* a = op.attr("dot_dimension_numbers");
+  std::string why;
+  auto d = a ? parse_dot_dimensions(*a, why) : std::nullopt;
+  if (!d || op.operands.size() != 2 || op.results.size() != 1) return false;
+  const Type& l = m.values[op.operands[0]].type;
+  const Type& r = m.values[op.operands[1]].type;
+  if (!dot_dimensions_problem(*d, l, r, m.values[op.results[0]].type).empty()) return false;
+  return d->lhs_batching.empty() && l.shape.size() == 2 && r.shape.size() == 2 &&
+         d->lhs_contracting == std::vector<int64_t>{0} && d->rhs_contracting == std::vector<int64_t>{0};
+}
+
 bool is_wgrad_producer(const Module& m, const Op& op) {
   if (op.name == "linalg.matmul_transpose_a") return true;
   if (op.name == "linalg.matmul" && !op.operands.empty()) {
@@ -239,7 +260,9 @@ bool is_wgrad_producer(const Module& m, const Op& op) {
     return d >= 0 && m.ops[d].name == "linalg.transpose";
   }
   if (op.name == "linalg.generic") return is_kmajor_contraction(op);
+  if (is_dot_wgrad(m, op)) return true;
   if (has_role(op.name, OpRole::Contraction)) {
+    if (builtin_dialects().find(op.name)->attrs.count("dot_dimension_numbers")) return false;
     // A table contraction computes Xᵀ·dY when its first operand is read
     // transposed (dW = Xᵀ·dY, tokens = K).
     const Attr* t = op.attr(key_of(op, "transposeA"));
@@ -293,6 +316,41 @@ std::vector<Candidate> find_candidates(const Module& m, std::vector<Candidate>* 
         continue;
       }
       if (!is_wgrad_producer(m, op)) continue;
+      if (is_dot_wgrad(m, op)) {
+        // The consumer is the DAG to the step's results. A transpose of the
+        // contraction's result into W's layout is part of the producer: the
+        // tiles of its result are the transposed tiles.
+        c.form = Form::Dag;
+        c.grad = op.results[0];
+        const auto& u = m.values[c.grad].uses;
+        if (u.size() == 1) {
+          const Op& t = m.ops[u[0].first];
+          const OpSpec* ts = builtin_dialects().find(t.name);
+          const Attr* perm = t.attr("permutation");
+          if (ts && ts->role == OpRole::Transpose && t.results.size() == 1 && perm &&
+              perm->kind == Attr::Kind::Ints && perm->ints == std::vector<int64_t>{1, 0})
+            c.grad = t.results[0];
+        }
+        c.uses = uses_of(m, c.grad, id);
+        const Dag dag = analyze_dag(m, op.func, c.grad);
+        // An update: a result that combines the gradient with something
+        // else the step reads (W, its state). A result computed from the
+        // gradient and constants alone (the gradient returned, scaled or
+        // cast) offers nothing to fuse.
+        bool updates = !dag.problem.empty();
+        for (const auto& o : dag.outputs) updates = updates || !o.dep.pure;
+        if (!updates) {
+          if (no_optimizer) no_optimizer->push_back(c);
+          continue;
+        }
+        c.consumer = dag.update_op >= 0 ? dag.update_op : c.uses.empty() ? -1 : c.uses[0].first;
+        if (c.consumer < 0) {
+          if (no_optimizer) no_optimizer->push_back(c);
+          continue;
+        }
+        out.push_back(c);
+        continue;
+      }
       c.form = dialects().find(op.name) ? Form::Tessera : Form::Linalg;
       if (!op.results.empty()) {
         c.result_no = 0;

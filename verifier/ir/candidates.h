@@ -6,7 +6,10 @@
 //    the reduction of its partial sums counts as one producer;
 //  - bufferized linalg (memref operands): the gradient is the init buffer;
 //  - tessera.* generic-form ops: "tessera.matmul" with transposeA = true;
-//  - fused results: "tessera.training.wgrad_<optimizer>".
+//  - fused results: "tessera.training.wgrad_<optimizer>";
+//  - a contraction with dimension numbers (stablehlo.dot_general) that
+//    contracts the leading (token) axis of both operands, dW = Xᵀ·dY, whose
+//    consumer is the element-wise DAG to the step's results (Form::Dag).
 #pragma once
 #include <optional>
 #include <string>
@@ -16,7 +19,10 @@
 
 namespace fusecert::ir {
 
-enum class Form { Linalg, Tessera, Bufferized, Fused };
+/// Dag: a contraction whose consumer is the element-wise DAG of table ops
+/// from the gradient to the function's results (StableHLO: dot_general and
+/// the ops optax's update lowers to; verifier/ir/dependence.h).
+enum class Form { Linalg, Tessera, Bufferized, Fused, Dag };
 std::string to_string(Form f);
 /// The form a certificate's `candidate.form` names (to_string's inverse), or nullopt.
 std::optional<Form> form_from_string(const std::string& s);

@@ -22,6 +22,13 @@ std::string to_string(OpRole r) {
     case OpRole::Clip: return "clip";
     case OpRole::Decay: return "decay";
     case OpRole::Collective: return "collective";
+    case OpRole::Elementwise: return "elementwise";
+    case OpRole::Broadcast: return "broadcast";
+    case OpRole::Transpose: return "transpose";
+    case OpRole::Reshape: return "reshape";
+    case OpRole::Reduce: return "reduce";
+    case OpRole::Constant: return "constant";
+    case OpRole::Return: return "return";
   }
   return "?";
 }
@@ -37,6 +44,12 @@ std::string to_string(AttrKind k) {
     case AttrKind::Symbol: return "symbol";
     case AttrKind::Dtype: return "dtype";
     case AttrKind::Dict: return "dict";
+    case AttrKind::Ints: return "ints";
+    case AttrKind::Elements: return "elements";
+    case AttrKind::DotDims: return "dot_dimension_numbers";
+    case AttrKind::Precisions: return "precision_config";
+    case AttrKind::CmpDirection: return "comparison_direction";
+    case AttrKind::CmpType: return "comparison_type";
   }
   return "?";
 }
@@ -98,11 +111,16 @@ AttrKind kind_of(const std::string& s, const std::string& source, const std::str
   static const std::map<std::string, AttrKind> kinds = {
       {"unit", AttrKind::Unit},     {"bool", AttrKind::Bool},     {"int", AttrKind::Int},
       {"index", AttrKind::Index},   {"float", AttrKind::Float},   {"string", AttrKind::String},
-      {"symbol", AttrKind::Symbol}, {"dtype", AttrKind::Dtype}};
+      {"symbol", AttrKind::Symbol}, {"dtype", AttrKind::Dtype},     {"ints", AttrKind::Ints},
+      {"elements", AttrKind::Elements}, {"dot_dimension_numbers", AttrKind::DotDims},
+      {"precision_config", AttrKind::Precisions}, {"comparison_direction", AttrKind::CmpDirection},
+      {"comparison_type", AttrKind::CmpType}};
   auto it = kinds.find(s);
   if (it == kinds.end())
     bad(source, where, "unknown attribute kind '" + s +
-                           "' (known: unit, bool, int, index, float, string, symbol, dtype, or a map for a dictionary)");
+                           "' (known: unit, bool, int, index, float, string, symbol, dtype, ints, elements, "
+                           "dot_dimension_numbers, precision_config, comparison_direction, comparison_type, or a map "
+                           "for a dictionary)");
   return it->second;
 }
 
@@ -132,10 +150,14 @@ OpRole role_of(const std::string& s, const std::string& source, const std::strin
   static const std::map<std::string, OpRole> roles = {
       {"contraction", OpRole::Contraction}, {"optimizer", OpRole::Optimizer}, {"fused", OpRole::Fused},
       {"add", OpRole::Add},                 {"clip", OpRole::Clip},           {"decay", OpRole::Decay},
-      {"collective", OpRole::Collective}};
+      {"collective", OpRole::Collective},   {"elementwise", OpRole::Elementwise}, {"broadcast", OpRole::Broadcast},
+      {"transpose", OpRole::Transpose},     {"reshape", OpRole::Reshape},         {"reduce", OpRole::Reduce},
+      {"constant", OpRole::Constant},       {"return", OpRole::Return}};
   auto it = roles.find(s);
   if (it == roles.end())
-    bad(source, where, "unknown role '" + s + "' (known: contraction, optimizer, fused, add, clip, decay, collective)");
+    bad(source, where, "unknown role '" + s +
+                           "' (known: contraction, optimizer, fused, add, clip, decay, collective, elementwise, "
+                           "broadcast, transpose, reshape, reduce, constant, return)");
   return it->second;
 }
 
@@ -207,7 +229,7 @@ DialectTable parse_table(const std::string& yaml_text, const std::string& source
   const YAML::Node ops = root["ops"];
   if (!ops || !ops.IsMap()) bad(source, "ops", "missing (a map of op entries)");
   static const std::set<std::string> fields = {"role", "operands", "results", "body", "hyper", "attrs", "attrs_of",
-                                               "collective"};
+                                               "collective", "reduction", "sums"};
   std::map<std::string, std::vector<std::string>> attrs_of;
   for (const auto& e : ops) {
     const std::string short_name = e.first.as<std::string>();
@@ -241,6 +263,16 @@ DialectTable parse_table(const std::string& yaml_text, const std::string& source
         bad(source, where + ".collective", "'" + c + "' is not all_reduce or reduce_scatter");
     } else if (s.role == OpRole::Collective) {
       bad(source, where, "a collective needs `collective: all_reduce | reduce_scatter` (what it computes)");
+    }
+    if (n["reduction"]) {
+      s.reduction = n["reduction"].as<std::string>();
+      if (s.reduction != "exact" && s.reduction != "rounded")
+        bad(source, where + ".reduction", "'" + s.reduction + "' is not exact or rounded");
+      if (s.role != OpRole::Elementwise) bad(source, where + ".reduction", "only an elementwise op is a reduce body");
+    }
+    if (n["sums"]) {
+      s.sums = n["sums"].as<bool>();
+      if (s.role != OpRole::Elementwise) bad(source, where + ".sums", "only an elementwise op sums its operands");
     }
     if (const YAML::Node a = n["attrs"]) {
       if (!a.IsMap()) bad(source, where + ".attrs", "expected a map key -> kind");

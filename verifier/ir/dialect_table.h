@@ -14,11 +14,21 @@
 namespace fusecert::ir {
 
 /// What an op is, as far as the guards are concerned.
-enum class OpRole { Contraction, Optimizer, Fused, Add, Clip, Decay, Collective };
+/// The StableHLO-style roles (elementwise ... return) say how a result
+/// element depends on operand elements (verifier/ir/dependence.h).
+enum class OpRole {
+  Contraction, Optimizer, Fused, Add, Clip, Decay, Collective,
+  Elementwise, Broadcast, Transpose, Reshape, Reduce, Constant, Return
+};
 std::string to_string(OpRole r);
 
 /// The kind of an attribute value.
-enum class AttrKind { Unit, Bool, Int, Index, Float, String, Symbol, Dtype, Dict };
+/// DotDims, Precisions, CmpDirection and CmpType are opaque attributes of an
+/// unregistered dialect, read by the grammar of opaque_attrs.h.
+enum class AttrKind {
+  Unit, Bool, Int, Index, Float, String, Symbol, Dtype, Dict,
+  Ints, Elements, DotDims, Precisions, CmpDirection, CmpType
+};
 std::string to_string(AttrKind k);
 
 /// The kinds one key may take; for a dictionary, the kinds of its keys.
@@ -39,6 +49,12 @@ struct OpSpec {
   std::string body;                       ///< reference update ("adamw", "sgd", "momentum"); empty = opaque
   std::vector<std::string> hyper;         ///< hyper-parameter keys the body reads
   std::map<std::string, KeySpec> attrs;   ///< every key the op takes (attrs_of merged in)
+  /// An elementwise op as a reduce body: "exact" (max, min: the same bits
+  /// in any order of the partials), "rounded" (a float sum), empty = not a
+  /// reduction fusecert models.
+  std::string reduction;
+  /// An elementwise op whose result is the sum or difference of its operands.
+  bool sums = false;
   /// Operand position of role `r`, or -1.
   int operand(const std::string& r) const;
 };

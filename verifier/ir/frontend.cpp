@@ -129,6 +129,30 @@ Attr to_attr(mlir::Attribute a) {
   } else if (auto arr = mlir::dyn_cast<mlir::ArrayAttr>(a)) {
     out.kind = Attr::Kind::Array;
     for (auto e : arr) out.items.emplace_back("", to_attr(e));
+  } else if (auto ints = mlir::dyn_cast<mlir::DenseI64ArrayAttr>(a)) {
+    out.kind = Attr::Kind::Ints;
+    for (int64_t v : ints.asArrayRef()) out.ints.push_back(v);
+  } else if (auto el = mlir::dyn_cast<mlir::DenseElementsAttr>(a)) {
+    out.kind = Attr::Kind::Elements;
+    out.type = elem_name(el.getElementType());
+    out.splat = el.isSplat();
+    if (out.splat) {
+      if (auto ft = mlir::dyn_cast<mlir::FloatType>(el.getElementType())) {
+        (void)ft;
+        llvm::APFloat v = el.getSplatValue<llvm::APFloat>();
+        bool loses = false;
+        v.convert(llvm::APFloat::IEEEdouble(), llvm::APFloat::rmNearestTiesToEven, &loses);
+        out.num = v.convertToDouble();
+      } else if (mlir::isa<mlir::IntegerType>(el.getElementType())) {
+        const llvm::APInt v = el.getSplatValue<llvm::APInt>();
+        out.fits = v.getSignificantBits() <= 64;
+        if (out.fits) out.num = static_cast<double>(out.ival = v.getSExtValue());
+      }
+    }
+  } else if (auto op = mlir::dyn_cast<mlir::OpaqueAttr>(a)) {
+    out.kind = Attr::Kind::Opaque;
+    out.dialect = op.getDialectNamespace().str();
+    out.data = op.getAttrData().str();
   }
   if (out.kind != Attr::Kind::String) out.text = print(a);
   return out;
@@ -271,13 +295,14 @@ struct Translator {
     return Op::Access::Unknown;
   }
 
-  void visit(mlir::Operation* op, int func_id) {
+  void visit(mlir::Operation* op, int func_id, int parent = -1) {
     Op o;
     o.id = static_cast<int>(mod.ops.size());
     o.name = op->getName().getStringRef().str();
     o.loc = to_loc(op->getLoc());
     o.registered = op->isRegistered();
     o.func = func_id;
+    o.parent = parent;
     o.index = static_cast<int>(mod.funcs[func_id].ops.size());
     for (auto nv : op->getAttrs()) {
       // Linalg's structural attributes are read through the interface below.
@@ -285,6 +310,12 @@ struct Translator {
       if (name == "indexing_maps" || name == "iterator_types" || name == "operandSegmentSizes") continue;
       o.attrs.emplace_back(name.str(), to_attr(nv.getValue()));
     }
+    // An unregistered op's properties (`"stablehlo.add"(...) <{...}>`, the
+    // generic form JAX prints) are one dictionary MLIR keeps apart from the
+    // attribute dictionary: their keys are the op's attributes all the same.
+    if (!op->isRegistered())
+      if (auto props = mlir::dyn_cast_if_present<mlir::DictionaryAttr>(op->getPropertiesAsAttribute()))
+        for (auto nv : props) o.attrs.emplace_back(nv.getName().str(), to_attr(nv.getValue()));
     if (auto l = mlir::dyn_cast<mlir::linalg::LinalgOp>(op)) {
       o.num_inputs = static_cast<int>(l.getNumDpsInputs());
       for (auto m : l.getIndexingMapsArray()) o.maps.push_back(to_map(m));
@@ -324,7 +355,7 @@ struct Translator {
     if (mlir::isa<mlir::linalg::LinalgOp>(op)) return;  // named ops: implicit scalar bodies
     for (auto& region : op->getRegions())
       for (auto& block : region)
-        for (auto& inner : block) visit(&inner, func_id);
+        for (auto& inner : block) visit(&inner, func_id, oid);
   }
 };
 

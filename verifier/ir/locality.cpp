@@ -199,6 +199,94 @@ std::string build_spread(const LocalityProblem& p, unsigned r) {
   return q.smt2();
 }
 
+namespace {
+
+std::string dag_key(const DagLocalityProblem& p, const std::string& what) {
+  std::string k = what + "|" + std::to_string(p.grad_rank) + "|";
+  for (auto d : p.dim_sizes) k += std::to_string(d) + ",";
+  for (const auto& r : p.reads) {
+    k += "|" + std::to_string(r.output) + ":";
+    key_map(r.grad, k);
+    key_map(r.out, k);
+  }
+  return k;
+}
+
+void check_dag(const DagLocalityProblem& p) {
+  if (p.reads.empty()) throw std::invalid_argument("locality problem: no output reads the gradient");
+  for (const auto& r : p.reads)
+    if (r.grad.results.size() != p.grad_rank)
+      throw std::invalid_argument("locality problem: a read's gradient map is not of the gradient's rank");
+  for (auto d : p.dim_sizes)
+    if (d < 1) throw std::invalid_argument("locality problem: an iteration dimension of extent < 1");
+}
+
+/// x and y over every dimension, within bounds.
+std::vector<z3::expr> dag_point(z3::context& c, smt::Query& q, const DagLocalityProblem& p, const char* tag) {
+  std::vector<z3::expr> xs;
+  for (size_t d = 0; d < p.dim_sizes.size(); ++d) {
+    z3::expr x = c.int_const((std::string(tag) + std::to_string(d)).c_str());
+    q.add(x >= 0 && x < c.int_val(static_cast<int64_t>(p.dim_sizes[d])));
+    xs.push_back(x);
+  }
+  return xs;
+}
+
+}  // namespace
+
+std::shared_ptr<const std::string> dag_locality_query(const DagLocalityProblem& p) {
+  check_dag(p);
+  return memo(dag_key(p, "dag-locality"), [&] {
+    z3::context c;
+    smt::Query q(c);
+    auto xs = dag_point(c, q, p, "x");
+    auto ys = dag_point(c, q, p, "y");
+    const size_t R = p.grad_rank;
+    std::vector<z3::expr> T, o;
+    for (size_t r = 0; r < R; ++r) {
+      T.push_back(c.int_const(("T" + std::to_string(r)).c_str()));
+      o.push_back(c.int_const(("o" + std::to_string(r)).c_str()));
+      q.add(T[r] >= 1);
+    }
+    auto in_tile = [&](const std::vector<z3::expr>& a) {
+      z3::expr in = c.bool_val(true);
+      for (size_t r = 0; r < R; ++r) in = in && o[r] <= a[r] && a[r] < o[r] + T[r];
+      return in;
+    };
+    z3::expr bad = c.bool_val(false);
+    for (const auto& a : p.reads) {
+      auto ox = apply(c, a.out, xs), gx = apply(c, a.grad, xs);
+      if (ox.size() == R) bad = bad || (in_tile(ox) && !in_tile(gx));  // home
+      for (const auto& b : p.reads) {
+        if (b.output != a.output) continue;
+        auto oy = apply(c, b.out, ys), gy = apply(c, b.grad, ys);
+        bad = bad || (same(c, ox, oy) && in_tile(gx) && !in_tile(gy));  // share
+      }
+    }
+    q.add(bad);
+    return q.smt2();
+  });
+}
+
+std::string dag_spread_query(const DagLocalityProblem& p, unsigned r) {
+  check_dag(p);
+  if (r >= p.grad_rank) throw std::invalid_argument("dag_spread_query: no such gradient dimension");
+  return *memo(dag_key(p, "dag-spread" + std::to_string(r)), [&] {
+    z3::context c;
+    smt::Query q(c);
+    auto xs = dag_point(c, q, p, "x");
+    auto ys = dag_point(c, q, p, "y");
+    z3::expr any = c.bool_val(false);
+    for (const auto& a : p.reads)
+      for (const auto& b : p.reads)
+        if (a.output == b.output)
+          any = any || (same(c, apply(c, a.out, xs), apply(c, b.out, ys)) &&
+                        apply(c, a.grad, xs)[r] != apply(c, b.grad, ys)[r]);
+    q.add(any);
+    return q.smt2();
+  });
+}
+
 Locality classify(const std::vector<bool>& spreads) {
   if (spreads.size() != 2) {
     bool anyv = false;

@@ -61,6 +61,31 @@ std::string spread_query(const LocalityProblem& p, unsigned r);
 /// tensor, neither (a neighbourhood read) → block.
 Locality classify(const std::vector<bool>& spreads);
 
+/// P9 for a consumer that is a DAG (verifier/ir/dependence.h): every output
+/// element reads the gradient through one or more maps. Each read has its
+/// own block of iteration dimensions (the output's coordinates, then the
+/// dimensions a reduction on the way sums or maxes over); `out` picks the
+/// output coordinates out of that block, `grad` gives the gradient element.
+struct DagRead {
+  AffineMap grad, out;
+  int output = 0;  ///< reads of one output share its coordinates
+};
+struct DagLocalityProblem {
+  std::vector<int64_t> dim_sizes;  ///< every iteration dimension of every read (≥ 1, static)
+  std::vector<DagRead> reads;
+  size_t grad_rank = 0;
+};
+/// The obligation P9.locality over a DAG (QF_LIA), the negation of locality
+/// as in locality_query: tile sizes T_r ≥ 1 and origins o_r, and either
+/// (home) a read of an output of the gradient's rank whose output point lies
+/// in the tile while the gradient element it reads does not, or (share) two
+/// reads of one output at one output point, one inside the tile and one
+/// outside. `unsat` ⇔ every output element reads only its own tile.
+std::shared_ptr<const std::string> dag_locality_query(const DagLocalityProblem& p);
+/// Informational: two reads of one output at one point differ along
+/// gradient dimension r (sat = the reads spread along r).
+std::string dag_spread_query(const DagLocalityProblem& p, unsigned r);
+
 /// The maps that realise a declared locality for a rank-2 gradient of
 /// `shape` (dims -1 = symbolic): coordinate → identity; row → out (i, j)
 /// reads (i, k); column → (k, j); block → (i − i mod B + k) with B = 128;

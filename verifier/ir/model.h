@@ -27,7 +27,7 @@ struct AttrEntry;
 /// type come from the typed attribute, never from its printed form; `text`
 /// is for messages only (and a String's contents).
 struct Attr {
-  enum class Kind { String, Int, Float, Bool, Unit, Dict, Array, Symbol, Other };
+  enum class Kind { String, Int, Float, Bool, Unit, Dict, Array, Symbol, Ints, Elements, Opaque, Other };
   Kind kind = Kind::Other;
   std::string text;   ///< string contents (String); otherwise MLIR's printed form, for messages only
   double num = 0;     ///< Int / Float / Bool value (f32 floats: shortest decimal that round-trips)
@@ -36,6 +36,13 @@ struct Attr {
   bool fits = true;   ///< Int: the value fits in 64 signed bits (else `ival`/`num` are 0)
   std::string type;   ///< element type of Int/Float ("f32", "i64", "index"), empty otherwise
   std::vector<AttrEntry> items;  ///< Dict entries / Array elements (name "" in arrays)
+  std::vector<int64_t> ints;     ///< Ints: a dense i64 array (`array<i64: 1, 0>`, DenseI64ArrayAttr)
+  bool splat = false;            ///< Elements: every element equal (`num` holds it when int or float)
+  /// Opaque: an attribute of a dialect MLIR has not registered
+  /// (`#stablehlo.dot<...>`, OpaqueAttr): its dialect namespace and its
+  /// data after the namespace (`dot<lhs_contracting_dimensions = [0], ...>`),
+  /// read only through a grammar that fails closed (opaque_attrs.h).
+  std::string dialect, data;
   const Attr* get(const std::string& key) const;
 };
 
@@ -143,6 +150,7 @@ struct Op {
   Loc loc;
   bool registered = true;    ///< false for unregistered-dialect (generic form) ops
   int func = -1;             ///< enclosing function
+  int parent = -1;           ///< the op whose region holds this one (a reduce's body), -1 at function level
   int index = -1;            ///< pre-order position within its function (program order)
   std::vector<int> operands, results;  ///< value ids
   std::vector<std::pair<std::string, Attr>> attrs;  ///< discardable + inherent, as printed

@@ -1,0 +1,144 @@
+// Units of the StableHLO path (issue #21): the opaque-attribute grammar,
+// the StableHLO / CHLO tables, and the dependence analysis on small steps.
+#include <gtest/gtest.h>
+
+#include "verifier/ir/candidates.h"
+#include "verifier/ir/dependence.h"
+#include "verifier/ir/dialect_table.h"
+#include "verifier/ir/opaque_attrs.h"
+
+namespace fusecert::ir {
+namespace {
+
+Attr opaque(const std::string& data) {
+  Attr a;
+  a.kind = Attr::Kind::Opaque;
+  a.dialect = "stablehlo";
+  a.data = data;
+  return a;
+}
+
+TEST(OpaqueAttrs, ReadsDotDimensionNumbers) {
+  std::string why;
+  auto d = parse_dot_dimensions(opaque("dot<lhs_batching_dimensions = [0], rhs_batching_dimensions = [0], "
+                                       "lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [1]>"),
+                                why);
+  ASSERT_TRUE(d) << why;
+  EXPECT_EQ(d->lhs_batching, std::vector<int64_t>{0});
+  EXPECT_EQ(d->rhs_contracting, std::vector<int64_t>{1});
+  auto e = parse_dot_dimensions(opaque("dot<>"), why);
+  ASSERT_TRUE(e) << why;
+  EXPECT_TRUE(e->lhs_contracting.empty());
+}
+
+TEST(OpaqueAttrs, RefusesWhatItDoesNotKnow) {
+  for (const char* bad : {"dot<lhs_contracting_dimensions = [0], lhs_contracting_dimensions = [0]>",  // twice
+                          "dot<lhs_contracting_dims = [0]>",                                       // unknown field
+                          "dot<lhs_contracting_dimensions = [-1]>",                                 // negative
+                          "dot<lhs_contracting_dimensions = [0x1]>",                                // not decimal
+                          "dot<lhs_contracting_dimensions = [0] rhs_contracting_dimensions = [0]>",  // no comma
+                          "dot<lhs_contracting_dimensions = [0]> tail",                              // trailing text
+                          "dot<lhs_contracting_dimensions = [0]",                                    // unclosed
+                          "conv<raw>", ""}) {
+    std::string why;
+    EXPECT_FALSE(parse_dot_dimensions(opaque(bad), why)) << bad;
+    EXPECT_FALSE(why.empty()) << bad;
+  }
+  Attr other = opaque("dot<>");
+  other.dialect = "mhlo";
+  std::string why;
+  EXPECT_FALSE(parse_dot_dimensions(other, why));
+  Attr s;
+  s.kind = Attr::Kind::String;
+  s.text = "dot<>";
+  EXPECT_FALSE(parse_dot_dimensions(s, why));
+}
+
+TEST(OpaqueAttrs, ReadsEnumerators) {
+  std::string why;
+  EXPECT_EQ(parse_enum_attr(opaque("precision HIGHEST"), "precision", precision_values(), why), "HIGHEST");
+  EXPECT_FALSE(parse_enum_attr(opaque("precision FASTEST"), "precision", precision_values(), why));
+  EXPECT_FALSE(parse_enum_attr(opaque("comparison_direction LT"), "precision", precision_values(), why));
+  EXPECT_FALSE(parse_enum_attr(opaque("comparison_direction LT GT"), "comparison_direction",
+                               comparison_direction_values(), why));
+}
+
+TEST(OpaqueAttrs, DimensionNumbersAgainstTypes) {
+  auto t = [](std::vector<int64_t> s) {
+    Type x;
+    x.kind = Type::Kind::Tensor;
+    x.shape = std::move(s);
+    return x;
+  };
+  DotDimensions d;
+  d.lhs_contracting = {0};
+  d.rhs_contracting = {0};
+  EXPECT_EQ(dot_dimensions_problem(d, t({512, 128}), t({512, 256}), t({128, 256})), "");
+  EXPECT_NE(dot_dimensions_problem(d, t({512, 128}), t({256, 512}), t({128, 256})), "");  // extents differ
+  EXPECT_NE(dot_dimensions_problem(d, t({512, 128}), t({512, 256}), t({256, 128})), "");  // wrong result
+  d.lhs_contracting = {2};
+  EXPECT_NE(dot_dimensions_problem(d, t({512, 128}), t({512, 256}), t({128, 256})), "");  // out of range
+}
+
+TEST(StableHloTable, RolesAreSemantics) {
+  const DialectTables& ts = builtin_dialects();
+  ASSERT_TRUE(ts.find("stablehlo.dot_general"));
+  EXPECT_EQ(ts.find("stablehlo.dot_general")->role, OpRole::Contraction);
+  EXPECT_EQ(ts.find("stablehlo.maximum")->reduction, "exact");
+  EXPECT_EQ(ts.find("stablehlo.add")->reduction, "rounded");
+  EXPECT_TRUE(ts.find("stablehlo.subtract")->sums);
+  EXPECT_FALSE(ts.find("stablehlo.multiply")->sums);
+  EXPECT_EQ(ts.find("chlo.square")->role, OpRole::Elementwise);
+  EXPECT_EQ(ts.find("stablehlo.reduce")->role, OpRole::Reduce);
+  EXPECT_THROW(parse_dialect_table("dialect: x\nops:\n  m:\n    role: elementwise\n    reduction: fuzzy\n", "t"),
+               std::invalid_argument);
+  EXPECT_THROW(parse_dialect_table("dialect: x\nops:\n  m:\n    role: broadcast\n    reduction: exact\n", "t"),
+               std::invalid_argument);
+  EXPECT_THROW(parse_dialect_table("dialect: x\nops:\n  m:\n    role: reduce\n    sums: true\n", "t"),
+               std::invalid_argument);
+}
+
+const char* kStep = R"(
+func.func @step(%W: tensor<256x128xf32>, %r: tensor<256xf32>, %X: tensor<512x256xf32>, %dY: tensor<512x128xf32>)
+    -> (tensor<256x128xf32>, tensor<256xf32>) {
+  %d = "stablehlo.dot_general"(%dY, %X) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [0], rhs_contracting_dimensions = [0]>}> : (tensor<512x128xf32>, tensor<512x256xf32>) -> tensor<128x256xf32>
+  %g = "stablehlo.transpose"(%d) <{permutation = array<i64: 1, 0>}> : (tensor<128x256xf32>) -> tensor<256x128xf32>
+  %rb = "stablehlo.broadcast_in_dim"(%r) <{broadcast_dimensions = array<i64: 0>}> : (tensor<256xf32>) -> tensor<256x128xf32>
+  %s = "stablehlo.multiply"(%g, %rb) : (tensor<256x128xf32>, tensor<256x128xf32>) -> tensor<256x128xf32>
+  %w1 = "stablehlo.add"(%W, %s) : (tensor<256x128xf32>, tensor<256x128xf32>) -> tensor<256x128xf32>
+  %z = "stablehlo.constant"() <{value = dense<0xFF800000> : tensor<f32>}> : () -> tensor<f32>
+  %m = "stablehlo.reduce"(%g, %z) <{dimensions = array<i64: 1>}> ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %x = "stablehlo.maximum"(%a, %b) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    "stablehlo.return"(%x) : (tensor<f32>) -> ()
+  }) : (tensor<256x128xf32>, tensor<f32>) -> tensor<256xf32>
+  "func.return"(%w1, %m) : (tensor<256x128xf32>, tensor<256xf32>) -> ()
+}
+)";
+
+TEST(Dependence, FollowsTheStepsMaps) {
+  LoadResult lr = parse_mlir(kStep, "step.mlir");
+  ASSERT_TRUE(lr.module);
+  const Module& m = *lr.module;
+  auto cands = find_candidates(m);
+  ASSERT_EQ(cands.size(), 1u);
+  EXPECT_EQ(cands[0].form, Form::Dag);
+  const Dag d = analyze_dag(m, cands[0].func, cands[0].grad);
+  ASSERT_TRUE(d.problem.empty()) << d.problem;
+  ASSERT_EQ(d.outputs.size(), 2u);
+  // W1 reads g at its own coordinate; the old row statistic is broadcast
+  // (it does not depend on g) and reads nothing.
+  ASSERT_EQ(d.outputs[0].dep.reads.size(), 1u);
+  EXPECT_EQ(d.outputs[0].dep.reads[0].map.text, "(d0, d1) -> (d0, d1)");
+  EXPECT_EQ(d.weight_result, 0);
+  // The new statistic is an exact max read by nothing else: exempt, its
+  // input (g itself) is what P9 checks; its own read spans the row.
+  EXPECT_GE(d.outputs[1].exempt_reduce, 0);
+  ASSERT_EQ(d.outputs[1].dep.reads.size(), 1u);
+  EXPECT_EQ(d.outputs[1].dep.reads[0].map.text, "(d0, d1) -> (d0, d1)");
+  EXPECT_EQ(d.outputs[1].dep.reads[0].extra, std::vector<int64_t>{128});
+  EXPECT_EQ(d.outputs[1].exempt_input.reads.size(), 1u);
+}
+
+}  // namespace
+}  // namespace fusecert::ir

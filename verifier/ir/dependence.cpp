@@ -1,0 +1,510 @@
+#include "verifier/ir/dependence.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "verifier/ir/dialect_table.h"
+#include "verifier/ir/opaque_attrs.h"
+
+namespace fusecert::ir {
+
+bool ValueDep::local() const {
+  if (reads.empty() || !pure) return false;
+  return std::all_of(reads.begin(), reads.end(), [](const GradRead& r) { return r.via.empty(); });
+}
+
+const Reduction* Dag::reduction(int op) const {
+  for (const auto& r : reductions)
+    if (r.op == op) return &r;
+  return nullptr;
+}
+
+namespace {
+
+using K = AffineExpr::Kind;
+
+void expr_text(const AffineExpr& e, std::string& out) {
+  switch (e.kind) {
+    case K::Dim: out += "d" + std::to_string(e.value); return;
+    case K::Symbol: out += "s" + std::to_string(e.value); return;
+    case K::Const: out += std::to_string(e.value); return;
+    default: break;
+  }
+  const char* op = e.kind == K::Add ? " + " : e.kind == K::Mul ? " * " : e.kind == K::FloorDiv ? " floordiv "
+                   : e.kind == K::CeilDiv ? " ceildiv " : " mod ";
+  out += "(";
+  expr_text(*e.lhs, out);
+  out += op;
+  expr_text(*e.rhs, out);
+  out += ")";
+}
+
+/// `e` with dim d replaced by repl[d].
+AffineExpr subst(const AffineExpr& e, const std::vector<AffineExpr>& repl) {
+  if (e.kind == K::Dim) return repl.at(static_cast<size_t>(e.value));
+  if (!e.lhs) return e;
+  return AffineExpr::bin(e.kind, subst(*e.lhs, repl), subst(*e.rhs, repl));
+}
+
+AffineMap make_map(unsigned dims, std::vector<AffineExpr> results) {
+  AffineMap m;
+  m.num_dims = dims;
+  m.results = std::move(results);
+  m.text = to_text(m);
+  return m;
+}
+
+struct Failure {
+  std::string why;
+  Loc loc;
+};
+
+class Analyzer {
+ public:
+  Analyzer(const Module& m, Dag& d) : m_(m), d_(d), tables_(builtin_dialects()) {}
+
+  /// Evaluates function `f` with its arguments bound to `args` (missing:
+  /// not the gradient) and the gradient value `grad` (-1: none in it).
+  std::vector<ValueDep> run(int f, const std::vector<ValueDep>& args, int grad, int depth,
+                            std::map<int, ValueDep>* env_out = nullptr) {
+    if (depth > 8) throw Failure{"calls nest deeper than 8 (recursion?)", m_.funcs[f].loc};
+    std::map<int, ValueDep> env;
+    const Func& fn = m_.funcs[f];
+    for (size_t i = 0; i < fn.args.size(); ++i) {
+      ValueDep a;
+      a.pure = false;  // a function argument: W, the state, X, dY, hyper-parameters
+      env[fn.args[i]] = i < args.size() ? args[i] : a;
+    }
+    std::vector<ValueDep> results;
+    for (int id : fn.ops) {
+      const Op& op = m_.ops[id];
+      if (op.parent >= 0) {
+        // A region's ops are read by the op that holds them (a reduce's body
+        // reads only its block arguments). One that reads a value computed
+        // from the gradient directly, from inside a region, carries that
+        // dependence past its holder's operands: not modelled.
+        for (int v : op.operands)
+          if (!get(env, v, grad).reads.empty())
+            throw Failure{op.name + " inside the region of " + m_.ops[op.parent].name +
+                              " reads a value computed from the weight gradient, which fusecert does not follow",
+                          op.loc};
+        continue;
+      }
+      if (op.is_return) {
+        for (int v : op.operands) results.push_back(get(env, v, grad));
+        continue;
+      }
+      std::vector<ValueDep> out = eval(op, env, grad, depth);
+      for (size_t r = 0; r < op.results.size() && r < out.size(); ++r) env[op.results[r]] = std::move(out[r]);
+    }
+    if (env_out) *env_out = std::move(env);
+    return results;
+  }
+
+ private:
+  const Module& m_;
+  Dag& d_;
+  const DialectTables& tables_;
+
+  ValueDep get(std::map<int, ValueDep>& env, int v, int grad) {
+    if (v == grad) {
+      ValueDep g;
+      const auto& shape = m_.values[v].type.shape;
+      std::vector<AffineExpr> id;
+      for (size_t i = 0; i < shape.size(); ++i) id.push_back(AffineExpr::dim(static_cast<int64_t>(i)));
+      g.reads.push_back({make_map(static_cast<unsigned>(shape.size()), id), {}, {}});
+      return g;
+    }
+    auto it = env.find(v);
+    if (it != env.end()) return it->second;
+    ValueDep x;
+    x.pure = false;  // defined outside what was evaluated (a region argument): not known to be constant
+    return x;
+  }
+
+  static void add_read(ValueDep& d, GradRead r, const Op& op) {
+    for (const auto& have : d.reads)
+      if (have.map.text == r.map.text && have.extra == r.extra && have.via == r.via) return;
+    if (d.reads.size() >= 64) throw Failure{"more than 64 distinct gradient reads reach one value", op.loc};
+    d.reads.push_back(std::move(r));
+  }
+
+  const std::vector<int64_t>& shape(int v) const { return m_.values[v].type.shape; }
+
+  void static_shape(const Op& op, int v) const {
+    const Type& t = m_.values[v].type;
+    if (t.kind != Type::Kind::Tensor || std::any_of(t.shape.begin(), t.shape.end(), [](int64_t x) { return x < 0; }))
+      throw Failure{op.name + ": " + t.text + " is not a tensor of static shape", op.loc};
+  }
+
+  const Attr& need_ints(const Op& op, const std::string& key) const {
+    const Attr* a = op.attr(key);
+    if (!a || a->kind != Attr::Kind::Ints) throw Failure{op.name + " lacks its '" + key + "' (array<i64: ...>)", op.loc};
+    return *a;
+  }
+
+  /// Reads of an operand of rank `r`, re-expressed in the result's
+  /// coordinates: operand coordinate k becomes coord[k] (an expression over
+  /// the result's `rank` dims and `new_extra` new dims after them); the
+  /// read's own extra dims follow.
+  GradRead remap(const GradRead& in, size_t r, const std::vector<AffineExpr>& coord, unsigned rank,
+                 const std::vector<int64_t>& new_extra) {
+    GradRead out;
+    out.via = in.via;
+    out.extra = new_extra;
+    std::vector<AffineExpr> repl = coord;
+    const unsigned base = rank + static_cast<unsigned>(new_extra.size());
+    for (size_t e = 0; e < in.extra.size(); ++e) {
+      repl.push_back(AffineExpr::dim(static_cast<int64_t>(base + e)));
+      out.extra.push_back(in.extra[e]);
+    }
+    if (repl.size() != r + in.extra.size()) throw Failure{"internal: a read's arity does not match its value", {}};
+    std::vector<AffineExpr> res;
+    for (const auto& e : in.map.results) res.push_back(subst(e, repl));
+    out.map = make_map(base + static_cast<unsigned>(in.extra.size()), res);
+    return out;
+  }
+
+  std::vector<ValueDep> eval(const Op& op, std::map<int, ValueDep>& env, int grad, int depth) {
+    std::vector<ValueDep> ins;
+    bool any = false, pure = true;
+    for (int v : op.operands) {
+      ins.push_back(get(env, v, grad));
+      any = any || !ins.back().reads.empty();
+      pure = pure && ins.back().pure;
+    }
+    const OpSpec* spec = tables_.find(op.name);
+    std::vector<ValueDep> outs(op.results.size());
+    if (!any) {
+      // Independent of the gradient whatever the op computes; a contraction's
+      // result is remembered (a second producer summing into the gradient).
+      for (auto& o : outs) o.pure = pure;
+      if (spec && spec->role == OpRole::Contraction && outs.size() == 1) outs[0].contraction = op.id;
+      if (spec && (spec->role == OpRole::Transpose || spec->role == OpRole::Reshape ||
+                   spec->role == OpRole::Broadcast) && outs.size() == 1 && !ins.empty())
+        outs[0].contraction = ins[0].contraction;
+      if (spec && spec->role == OpRole::Elementwise && outs.size() == 1) {
+        int c = -1;
+        bool others_const = true;
+        for (const auto& in : ins) {
+          if (in.contraction >= 0 && c < 0) c = in.contraction;
+          else if (!in.pure) others_const = false;
+        }
+        if (c >= 0 && others_const) outs[0].contraction = c;
+      }
+      if (op.callee >= 0) {
+        // Through a helper: its results may still carry a contraction.
+        std::vector<ValueDep> r = run(op.callee, ins, -1, depth + 1);
+        for (size_t i = 0; i < outs.size() && i < r.size(); ++i) outs[i].contraction = r[i].contraction;
+      }
+      return outs;
+    }
+    if (op.callee >= 0) {
+      std::vector<ValueDep> r = run(op.callee, ins, -1, depth + 1);
+      if (r.size() != outs.size()) throw Failure{"the callee of " + op.name + " returns " + std::to_string(r.size()) +
+                                                     " values for " + std::to_string(outs.size()) + " results", op.loc};
+      return r;
+    }
+    if (!spec)
+      throw Failure{"'" + op.name + "' reads a value computed from the weight gradient, and no dialect table gives "
+                    "its dependence semantics", op.loc};
+    if (outs.size() != 1) throw Failure{op.name + " has " + std::to_string(outs.size()) + " results (one modelled)", op.loc};
+    ValueDep& out = outs[0];
+    out.pure = pure;
+    const int res = op.results[0];
+    static_shape(op, res);
+    for (int v : op.operands) static_shape(op, v);
+    const auto& rs = shape(res);
+    const unsigned R = static_cast<unsigned>(rs.size());
+    switch (spec->role) {
+      case OpRole::Elementwise: {
+        for (size_t i = 0; i < ins.size(); ++i) {
+          // A rank-0 operand (select's predicate, clamp's bounds) is read by
+          // every element of the result.
+          const bool scalar = shape(op.operands[i]).empty() && !rs.empty();
+          if (shape(op.operands[i]) != rs && !scalar)
+            throw Failure{op.name + ": operand " + std::to_string(i) + " (" + m_.values[op.operands[i]].type.text +
+                              ") and result (" + m_.values[res].type.text + ") differ in shape",
+                          op.loc};
+          for (const auto& r : ins[i].reads) add_read(out, scalar ? remap(r, 0, {}, R, {}) : r, op);
+        }
+        // A norm of the gradient read beside the local gradient scales it.
+        bool local = false;
+        for (const auto& in : ins) local = local || in.local();
+        if (local)
+          for (const auto& in : ins)
+            for (const auto& r : in.reads)
+              for (int v : r.via)
+                for (auto& red : d_.reductions)
+                  if (red.op == v && red.full && !red.exact && red.pure_input && red.scales < 0) red.scales = op.id;
+        // A second contraction summed into the local gradient.
+        if (spec->sums && d_.tied_at < 0) {
+          bool g_local = false;
+          int other = -1;
+          for (const auto& in : ins) {
+            if (in.local()) g_local = true;
+            else if (in.reads.empty() && in.contraction >= 0) other = in.contraction;
+          }
+          if (g_local && other >= 0) {
+            d_.tied_at = op.id;
+            d_.tied_with = other;
+          }
+        }
+        return outs;
+      }
+      case OpRole::Broadcast: {
+        const Attr& dims = need_ints(op, "broadcast_dimensions");
+        const auto& os = shape(op.operands[0]);
+        if (dims.ints.size() != os.size())
+          throw Failure{op.name + ": broadcast_dimensions names " + std::to_string(dims.ints.size()) +
+                            " dimensions for an operand of rank " + std::to_string(os.size()), op.loc};
+        std::vector<AffineExpr> coord;
+        for (size_t k = 0; k < os.size(); ++k) {
+          const int64_t d = dims.ints[k];
+          if (d < 0 || d >= static_cast<int64_t>(R))
+            throw Failure{op.name + ": broadcast dimension " + std::to_string(d) + " is outside the result", op.loc};
+          if (os[k] == rs[d]) coord.push_back(AffineExpr::dim(d));
+          else if (os[k] == 1) coord.push_back(AffineExpr::cst(0));
+          else throw Failure{op.name + ": operand dimension " + std::to_string(k) + " (" + std::to_string(os[k]) +
+                                 ") neither equals result dimension " + std::to_string(d) + " nor is 1", op.loc};
+        }
+        for (const auto& r : ins[0].reads) add_read(out, remap(r, os.size(), coord, R, {}), op);
+        return outs;
+      }
+      case OpRole::Transpose: {
+        const Attr& perm = need_ints(op, "permutation");
+        const auto& os = shape(op.operands[0]);
+        std::vector<int64_t> sorted = perm.ints;
+        std::sort(sorted.begin(), sorted.end());
+        for (size_t i = 0; i < sorted.size(); ++i)
+          if (sorted[i] != static_cast<int64_t>(i) || perm.ints.size() != os.size() || os.size() != R)
+            throw Failure{op.name + ": permutation is not a permutation of the operand's dimensions", op.loc};
+        // result dim d is operand dim perm[d].
+        std::vector<AffineExpr> coord(os.size(), AffineExpr::cst(0));
+        for (size_t d = 0; d < perm.ints.size(); ++d) {
+          if (rs[d] != os[perm.ints[d]]) throw Failure{op.name + ": result shape is not the permuted operand's", op.loc};
+          coord[perm.ints[d]] = AffineExpr::dim(static_cast<int64_t>(d));
+        }
+        for (const auto& r : ins[0].reads) add_read(out, remap(r, os.size(), coord, R, {}), op);
+        out.contraction = ins[0].contraction;
+        return outs;
+      }
+      case OpRole::Reshape: {
+        const auto& os = shape(op.operands[0]);
+        int64_t n_in = 1, n_out = 1;
+        for (auto x : os) n_in *= x;
+        for (auto x : rs) n_out *= x;
+        if (n_in != n_out) throw Failure{op.name + ": operand and result hold different numbers of elements", op.loc};
+        // Row-major linear index of the result, split into operand coordinates.
+        AffineExpr lin = AffineExpr::cst(0);
+        for (unsigned d = 0; d < R; ++d)
+          lin = d == 0 ? AffineExpr::dim(0)
+                       : AffineExpr::bin(K::Add, AffineExpr::bin(K::Mul, lin, AffineExpr::cst(rs[d])), AffineExpr::dim(d));
+        std::vector<AffineExpr> coord;
+        int64_t stride = n_in;
+        for (size_t k = 0; k < os.size(); ++k) {
+          stride /= os[k];
+          if (os[k] == 1) { coord.push_back(AffineExpr::cst(0)); continue; }
+          AffineExpr e = stride == 1 ? lin : AffineExpr::bin(K::FloorDiv, lin, AffineExpr::cst(stride));
+          if (k > 0) e = AffineExpr::bin(K::Mod, e, AffineExpr::cst(os[k]));
+          coord.push_back(e);
+        }
+        // A reshape that only adds or drops unit dimensions keeps plain dims.
+        std::vector<int64_t> a, b;
+        for (auto x : os) if (x != 1) a.push_back(x);
+        for (auto x : rs) if (x != 1) b.push_back(x);
+        if (a == b) {
+          coord.clear();
+          unsigned d = 0;
+          for (size_t k = 0; k < os.size(); ++k) {
+            if (os[k] == 1) { coord.push_back(AffineExpr::cst(0)); continue; }
+            while (d < R && rs[d] == 1) ++d;
+            coord.push_back(AffineExpr::dim(d++));
+          }
+        }
+        for (const auto& r : ins[0].reads) add_read(out, remap(r, os.size(), coord, R, {}), op);
+        return outs;
+      }
+      case OpRole::Reduce: return {reduce(op, ins, out, R)};
+      case OpRole::Contraction: return {contract(op, ins, out, R)};
+      default:
+        throw Failure{op.name + " (role " + to_string(spec->role) + ") reads a value computed from the weight "
+                      "gradient, and its dependence is not modelled", op.loc};
+    }
+  }
+
+  ValueDep reduce(const Op& op, const std::vector<ValueDep>& ins, ValueDep& out, unsigned R) {
+    if (op.operands.size() != 2)
+      throw Failure{op.name + " with " + std::to_string(op.operands.size()) + " operands (one input and one init "
+                    "are modelled)", op.loc};
+    if (!ins[1].reads.empty()) throw Failure{op.name + ": its init value depends on the weight gradient", op.loc};
+    // The body: one elementwise op of a table with a reduction kind, applied
+    // to the region's two arguments, then a return of its result.
+    std::vector<const Op*> body;
+    for (const Op& o : m_.ops)
+      if (o.parent == op.id) body.push_back(&o);
+    const OpSpec* comb = body.size() == 2 ? tables_.find(body[0]->name) : nullptr;
+    const OpSpec* ret = body.size() == 2 ? tables_.find(body[1]->name) : nullptr;
+    bool ok = comb && ret && comb->role == OpRole::Elementwise && !comb->reduction.empty() &&
+              ret->role == OpRole::Return && body[0]->operands.size() == 2 && body[0]->results.size() == 1 &&
+              body[1]->operands.size() == 1 && body[1]->operands[0] == body[0]->results[0];
+    for (int v : ok ? body[0]->operands : std::vector<int>{})
+      ok = ok && m_.values[v].def_op < 0 &&
+           std::find(m_.funcs[op.func].args.begin(), m_.funcs[op.func].args.end(), v) == m_.funcs[op.func].args.end();
+    if (ok && body[0]->operands[0] == body[0]->operands[1]) ok = false;
+    if (!ok)
+      throw Failure{op.name + ": its body is not one element-wise reduction of its two arguments followed by a "
+                    "return, which is all fusecert models", op.loc};
+    const Attr& dims = need_ints(op, "dimensions");
+    const auto& is = shape(op.operands[0]);
+    std::vector<bool> reduced(is.size(), false);
+    for (auto d : dims.ints) {
+      if (d < 0 || d >= static_cast<int64_t>(is.size()) || reduced[d])
+        throw Failure{op.name + ": dimension " + std::to_string(d) + " is outside its input or given twice", op.loc};
+      reduced[d] = true;
+    }
+    std::vector<AffineExpr> coord;
+    std::vector<int64_t> extra, kept;
+    unsigned next = 0;
+    for (size_t k = 0; k < is.size(); ++k) {
+      if (reduced[k]) {
+        coord.push_back(AffineExpr::dim(static_cast<int64_t>(R + extra.size())));
+        extra.push_back(is[k]);
+      } else {
+        coord.push_back(AffineExpr::dim(next++));
+        kept.push_back(is[k]);
+      }
+    }
+    if (kept != shape(op.results[0])) throw Failure{op.name + ": result shape is not its input's kept dimensions", op.loc};
+    Reduction red;
+    red.op = op.id;
+    red.exact = comb->reduction == "exact";
+    red.full = kept.empty();
+    red.pure_input = ins[0].pure;
+    d_.reductions.push_back(red);
+    for (const auto& r : ins[0].reads) {
+      GradRead g = remap(r, is.size(), coord, R, extra);
+      g.via.push_back(op.id);
+      add_read(out, g, op);
+    }
+    out.pure = ins[0].pure && ins[1].pure;
+    return out;
+  }
+
+  ValueDep contract(const Op& op, const std::vector<ValueDep>& ins, ValueDep& out, unsigned R) {
+    std::string why;
+    const Attr* a = op.attr("dot_dimension_numbers");
+    std::optional<DotDimensions> dd = a ? parse_dot_dimensions(*a, why) : std::nullopt;
+    if (!dd || op.operands.size() != 2)
+      throw Failure{op.name + ": its dimension numbers cannot be read" + (why.empty() ? "" : " (" + why + ")"), op.loc};
+    const Type& lt = m_.values[op.operands[0]].type;
+    const Type& rt = m_.values[op.operands[1]].type;
+    if (auto p = dot_dimensions_problem(*dd, lt, rt, m_.values[op.results[0]].type); !p.empty())
+      throw Failure{op.name + ": " + p, op.loc};
+    std::vector<int64_t> extra;
+    for (auto c : dd->lhs_contracting) extra.push_back(lt.shape[c]);
+    unsigned next = static_cast<unsigned>(dd->lhs_batching.size());
+    auto side = [&](int s, const std::vector<int64_t>& batch, const std::vector<int64_t>& contr, const Type& t) {
+      std::vector<AffineExpr> coord(t.shape.size(), AffineExpr::cst(0));
+      for (size_t k = 0; k < batch.size(); ++k) coord[batch[k]] = AffineExpr::dim(static_cast<int64_t>(k));
+      for (size_t k = 0; k < contr.size(); ++k) coord[contr[k]] = AffineExpr::dim(static_cast<int64_t>(R + k));
+      for (size_t i = 0; i < t.shape.size(); ++i)
+        if (std::find(batch.begin(), batch.end(), static_cast<int64_t>(i)) == batch.end() &&
+            std::find(contr.begin(), contr.end(), static_cast<int64_t>(i)) == contr.end())
+          coord[i] = AffineExpr::dim(next++);
+      for (const auto& r : ins[s].reads) {
+        GradRead g = remap(r, t.shape.size(), coord, R, extra);
+        g.via.push_back(op.id);
+        add_read(out, g, op);
+      }
+    };
+    side(0, dd->lhs_batching, dd->lhs_contracting, lt);
+    side(1, dd->rhs_batching, dd->rhs_contracting, rt);
+    Reduction red;
+    red.op = op.id;
+    red.full = false;
+    red.pure_input = ins[0].pure && ins[1].pure;
+    d_.reductions.push_back(red);
+    return out;
+  }
+};
+
+}  // namespace
+
+std::string to_text(const AffineMap& m) {
+  std::string s = "(";
+  for (unsigned d = 0; d < m.num_dims; ++d) s += (d ? ", d" : "d") + std::to_string(d);
+  s += ") -> (";
+  for (size_t i = 0; i < m.results.size(); ++i) {
+    if (i) s += ", ";
+    expr_text(m.results[i], s);
+  }
+  return s + ")";
+}
+
+Dag analyze_dag(const Module& m, int func, int grad) {
+  Dag d;
+  d.func = func;
+  d.grad = grad;
+  try {
+    Analyzer a(m, d);
+    std::map<int, ValueDep> env;
+    std::vector<ValueDep> results = a.run(func, {}, grad, 0, &env);
+    // The function's return operands, in order.
+    std::vector<int> returned;
+    for (int id : m.funcs[func].ops)
+      if (m.ops[id].is_return && m.ops[id].parent < 0) returned = m.ops[id].operands;
+    const DialectTables& tables = builtin_dialects();
+    for (size_t i = 0; i < results.size() && i < returned.size(); ++i) {
+      if (results[i].reads.empty()) continue;
+      DagOutput o;
+      o.result_no = static_cast<int>(i);
+      o.value = returned[i];
+      o.dep = results[i];
+      const int def = m.values[returned[i]].def_op;
+      if (def >= 0) {
+        const Op& op = m.ops[def];
+        const OpSpec* s = tables.find(op.name);
+        const Reduction* red = d.reduction(def);
+        const auto& uses = m.values[returned[i]].uses;
+        if (s && s->role == OpRole::Reduce && red && red->exact && uses.size() == 1 && m.ops[uses[0].first].is_return) {
+          o.exempt_reduce = def;
+          auto it = env.find(op.operands[0]);
+          if (op.operands[0] == grad) {
+            // The gradient itself, maxed: its reads are the identity.
+            o.exempt_input.reads.push_back({make_map(static_cast<unsigned>(m.values[grad].type.shape.size()), [&] {
+              std::vector<AffineExpr> id;
+              for (size_t k = 0; k < m.values[grad].type.shape.size(); ++k) id.push_back(AffineExpr::dim(k));
+              return id;
+            }()), {}, {}});
+          } else if (it != env.end()) {
+            o.exempt_input = it->second;
+          }
+          for (auto& r : d.reductions)
+            if (r.op == def) r.returned_only = true;
+        }
+        // The updated weight: W + u for a function argument W of its type.
+        if (d.weight < 0 && s && s->sums && op.operands.size() == 2)
+          for (int v : op.operands)
+            if (m.values[v].def_op < 0 && m.values[v].type.text == m.values[returned[i]].type.text &&
+                std::find(m.funcs[func].args.begin(), m.funcs[func].args.end(), v) != m.funcs[func].args.end() &&
+                results[i].reads.size() > 0) {
+              d.weight = v;
+              d.weight_result = static_cast<int>(i);
+              d.update_op = def;
+            }
+      }
+      d.outputs.push_back(std::move(o));
+    }
+    if (d.update_op < 0)
+      for (const auto& o : d.outputs)
+        if (m.values[o.value].def_op >= 0) { d.update_op = m.values[o.value].def_op; break; }
+  } catch (const Failure& f) {
+    d.problem = f.why;
+    d.problem_loc = f.loc;
+  }
+  return d;
+}
+
+}  // namespace fusecert::ir

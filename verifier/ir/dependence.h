@@ -1,0 +1,96 @@
+// Dependence of a step's results on the weight gradient, through an
+// element-wise DAG of table ops (issue #21; the rules are issue #16's "P9 is
+// a dependence rule"). The consumer of a StableHLO weight gradient is no
+// single op: it is every op from the gradient value to the function's
+// results (the updated weight and state), followed through func.call into
+// private helpers. For every value the analysis computes which gradient
+// elements an element of it reads, as affine maps from the value's
+// coordinates (plus the dimensions a reduction or contraction sums over) to
+// the gradient's, and which reductions the read crossed. It reads each op
+// only through its dialect-table role (elementwise, broadcast, transpose,
+// reshape, reduce, contraction, constant): no op or optimizer name decides
+// anything. The guards turn these facts into obligations: P9 (every output
+// element reads only its own tile: a Z3 query over the maps), P2 (a norm of
+// the gradient that scales the gradient), P1 (one contraction sums into
+// the gradient).
+#pragma once
+#include <string>
+#include <vector>
+
+#include "verifier/ir/model.h"
+
+namespace fusecert::ir {
+
+/// One way an element of a value reads the gradient: the element at
+/// coordinates (d0 .. d_{r-1}) reads gradient element map(d0 .. d_{r-1},
+/// e0 .. e_{k-1}) for every e in `extra` (the dimensions r .. r+k-1 of `map`,
+/// summed or maxed by the reductions in `via`).
+struct GradRead {
+  AffineMap map;
+  std::vector<int64_t> extra;  ///< extent of each extra dimension
+  std::vector<int> via;        ///< the reduce / contraction ops the read crossed (op ids), in order
+};
+
+/// What the analysis knows about one value.
+struct ValueDep {
+  std::vector<GradRead> reads;  ///< empty: the value does not depend on the gradient
+  /// Reads no function argument except through the gradient (constants and
+  /// the gradient only).
+  bool pure = true;
+  /// A contraction's result up to layout, dtype and element-wise operations
+  /// with constants (for a second producer summing into the gradient).
+  int contraction = -1;
+  /// Local: depends on the gradient and constants only, with no reduction
+  /// on the way (g, g², g / 2, ...).
+  bool local() const;
+};
+
+/// A reduction (a reduce, or a contraction inside the consumer) across
+/// gradient elements.
+struct Reduction {
+  int op = -1;
+  bool exact = false;        ///< max / min: the same bits in any order of the partials
+  bool full = false;         ///< every dimension of its input is reduced (a scalar per tensor)
+  bool pure_input = false;   ///< its input depends on the gradient and constants only
+  bool returned_only = false;  ///< its result feeds the function's return and nothing else
+  /// A norm of the gradient (full, rounded, pure input) read by an
+  /// element-wise op that also reads the local gradient: the norm scales the
+  /// gradient (global-norm clipping, P2). The op doing it:
+  int scales = -1;
+};
+
+/// One result of the step function that depends on the gradient.
+struct DagOutput {
+  int result_no = -1;
+  int value = -1;
+  ValueDep dep;
+  /// The output is the result of an exact reduce (max / min) whose result
+  /// nothing else reads; its own reads are its input's (`exempt_input`),
+  /// the partial maxima of the tiles combine exactly (SM3's new statistics).
+  int exempt_reduce = -1;
+  ValueDep exempt_input;
+};
+
+struct Dag {
+  int func = -1;               ///< the function holding the gradient
+  int grad = -1;               ///< the gradient value
+  std::vector<DagOutput> outputs;
+  std::vector<Reduction> reductions;
+  int tied_at = -1;            ///< an op summing a second contraction into the local gradient
+  int tied_with = -1;          ///< ... that contraction (op id)
+  int weight = -1;             ///< W: a function argument the step returns as W + u
+  int weight_result = -1;      ///< the result number of the updated W
+  int update_op = -1;          ///< the op computing the updated W (or the first output's)
+  std::string problem;         ///< non-empty: the analysis could not follow (fail closed)
+  Loc problem_loc;
+  const Reduction* reduction(int op) const;
+};
+
+/// Analyses the step function holding `grad` (a value of function `func`).
+/// Never throws on hostile input: what it cannot follow is `problem`.
+Dag analyze_dag(const Module& m, int func, int grad);
+
+/// The printed form of an affine map, "(d0, d1, d2) -> (d1, d2)".
+std::string to_text(const AffineMap& m);
+
+}  // namespace fusecert::ir
