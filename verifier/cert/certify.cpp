@@ -16,6 +16,7 @@
 #include "support/files.h"
 #include "support/sha256.h"
 #include "verifier/ir/attributes.h"
+#include "verifier/ir/opaque_attrs.h"
 #include "verifier/ir/candidates.h"
 #include "verifier/ir/dialect_table.h"
 #include "verifier/ir/split.h"
@@ -108,10 +109,19 @@ InputReport certify_module(const std::string& text, const std::string& file, uns
     matters = ir::candidate_slice(m, hidden);
     for (const auto& sl : slices)
       for (size_t i = 0; i < sl.size(); ++i) matters[i] = matters[i] || sl[i];
-    // A contraction whose attributes fusecert cannot read (a dot_general's
-    // dimension numbers) may be a weight-gradient producer it cannot see.
-    for (const ir::Op& op : m.ops)
-      if (const ir::OpSpec* s = tables.find(op.name); s && s->role == ir::OpRole::Contraction) matters[op.id] = true;
+    // A contraction whose dimension numbers fusecert cannot read (they
+    // decide whether it is a weight-gradient producer) may be a producer it
+    // cannot see: its attribute errors count wherever it is.
+    for (const ir::Op& op : m.ops) {
+      const ir::OpSpec* s = tables.find(op.name);
+      if (!s || s->role != ir::OpRole::Contraction) continue;
+      for (const auto& [key, spec] : s->attrs) {
+        if (std::find(spec.kinds.begin(), spec.kinds.end(), ir::AttrKind::DotDims) == spec.kinds.end()) continue;
+        std::string why;
+        const ir::Attr* a = op.attr(key);
+        if (!a || !ir::parse_dot_dimensions(*a, why)) matters[op.id] = true;
+      }
+    }
   }
   std::vector<std::pair<size_t, int>> attr_errors;  // (index in r.diags, op id)
   for (const ir::Op& op : m.ops) {
