@@ -47,7 +47,9 @@ void guard_accumulator(GuardContext& g) {
   // Keys by meaning: the producer's dialect table says how it spells them.
   const std::string k_policy = ir::key_of(p, "numeric_policy"), k_accum = ir::key_of(p, "accum"),
                     k_storage = ir::key_of(p, "storage");
-  if (g.facts.producer_spec) {
+  // The table path when the producer's entry declares the numeric-policy
+  // key; otherwise the accumulator is the contraction's result type.
+  if (g.facts.producer_spec && g.facts.producer_spec->attrs.count(k_policy)) {
     const ir::Attr* np = g.require(p, k_policy, "P6", id,
                                    "a dictionary {" + k_accum + " = \"f32\", " + k_storage + " = \"bf16\"}");
     if (!np) return;

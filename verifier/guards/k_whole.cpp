@@ -65,7 +65,12 @@ void guard_k_whole(GuardContext& g) {
   const std::string k_split = ir::key_of(p, "split_k"), k_whole = ir::key_of(p, "k_whole");
   if (const ir::Attr* np = p.attr(k_policy); np && np->get(k_accum)) accum = np->get(k_accum)->text;
 
-  if (g.facts.producer_spec) {
+  // The table path: the producer's table entry declares the key whose
+  // meaning is k_whole (Tessera: tessera.full_k). An entry that declares
+  // none (StableHLO's dot_general: its dimension numbers show the whole
+  // contraction) is read from the IR like an upstream contraction.
+  const bool declares = g.facts.producer_spec && g.facts.producer_spec->attrs.count(k_whole);
+  if (declares) {
     const ir::Attr* sk = p.attr(k_split);
     const ir::Attr* fk = p.attr(k_whole);
     // The k_whole key (Tessera: tessera.full_k) is a unit attribute, a
@@ -125,7 +130,7 @@ void guard_k_whole(GuardContext& g) {
   }
   if (splits > 1) {
     g.structural(id, claim, "violated", evidence);
-    const ir::Attr* fk = g.facts.producer_spec ? p.attr(k_whole) : nullptr;
+    const ir::Attr* fk = declares ? p.attr(k_whole) : nullptr;
     const bool declared_false = fk && fk->kind == ir::Attr::Kind::Bool && fk->num == 0;
     auto& d = g.error("P1", id, g.c.split_reduce >= 0 ? g.m.ops[g.c.split_reduce].loc : p.loc,
                       declared_false
@@ -137,7 +142,7 @@ void guard_k_whole(GuardContext& g) {
                                 " partial sums, so no tile holds the finished gradient before the reduction (and the "
                                 "split reassociates the K sum)");
     d.notes.push_back(g.producer_note("weight-gradient producer here; legal with the K reduction kept whole "
-                                      "(" + std::string(g.facts.producer_spec ? k_whole + ", no " + k_split : "one contraction over the whole K, no split-K") + ")"));
+                                      "(" + std::string(declares ? k_whole + ", no " + k_split : "one contraction over the whole K, no split-K") + ")"));
   } else {
     g.structural(id, claim, "holds", evidence);
   }

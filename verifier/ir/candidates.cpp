@@ -240,7 +240,7 @@ bool is_sum_reduction(const Op& op) {
 /// token axis K: X is [K, H], dY is [K, N]). The forward X·W contracts
 /// X's dimension 1, and dX = dY·Wᵀ contracts dY's dimension 1: neither is.
 bool is_dot_wgrad(const Module& m, const Op& op) {
-  const OpSpec* spec = builtin_dialects().find(op.name);
+  const OpSpec* spec = dialects().find(op.name);
   if (!spec || spec->role != OpRole::Contraction || !spec->attrs.count("dot_dimension_numbers")) return false;
   const Attr* a = op.attr("dot_dimension_numbers");
   std::string why;
@@ -262,7 +262,7 @@ bool is_wgrad_producer(const Module& m, const Op& op) {
   if (op.name == "linalg.generic") return is_kmajor_contraction(op);
   if (is_dot_wgrad(m, op)) return true;
   if (has_role(op.name, OpRole::Contraction)) {
-    if (builtin_dialects().find(op.name)->attrs.count("dot_dimension_numbers")) return false;
+    if (const OpSpec* s = dialects().find(op.name); s && s->attrs.count("dot_dimension_numbers")) return false;
     // A table contraction computes Xᵀ·dY when its first operand is read
     // transposed (dW = Xᵀ·dY, tokens = K).
     const Attr* t = op.attr(key_of(op, "transposeA"));
@@ -325,7 +325,7 @@ std::vector<Candidate> find_candidates(const Module& m, std::vector<Candidate>* 
         const auto& u = m.values[c.grad].uses;
         if (u.size() == 1) {
           const Op& t = m.ops[u[0].first];
-          const OpSpec* ts = builtin_dialects().find(t.name);
+          const OpSpec* ts = dialects().find(t.name);
           const Attr* perm = t.attr("permutation");
           if (ts && ts->role == OpRole::Transpose && t.results.size() == 1 && perm &&
               perm->kind == Attr::Kind::Ints && perm->ints == std::vector<int64_t>{1, 0})

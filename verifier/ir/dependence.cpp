@@ -62,7 +62,7 @@ struct Failure {
 
 class Analyzer {
  public:
-  Analyzer(const Module& m, Dag& d) : m_(m), d_(d), tables_(builtin_dialects()) {}
+  Analyzer(const Module& m, Dag& d) : m_(m), d_(d), tables_(dialects()) {}
 
   /// Evaluates function `f` with its arguments bound to `args` (missing:
   /// not the gradient) and the gradient value `grad` (-1: none in it).
@@ -455,7 +455,7 @@ Dag analyze_dag(const Module& m, int func, int grad) {
     std::vector<int> returned;
     for (int id : m.funcs[func].ops)
       if (m.ops[id].is_return && m.ops[id].parent < 0) returned = m.ops[id].operands;
-    const DialectTables& tables = builtin_dialects();
+    const DialectTables& tables = dialects();
     for (size_t i = 0; i < results.size() && i < returned.size(); ++i) {
       if (results[i].reads.empty()) continue;
       DagOutput o;
