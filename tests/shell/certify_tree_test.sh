@@ -77,6 +77,19 @@ certify "$W/glob2" 2 'models/sub/*_tessera.mlir'
 has "$W/glob2/index.json" "models/sub/adamw_tessera.mlir"
 grep -q "_linalg.mlir" "$W/glob2/index.json" && fail "the glob picked up linalg files"
 
+# A file whose name holds glob characters is that file, not a pattern (the
+# commit hooks pass staged names, `fusecert certify -- FILE`): a legal module
+# named w[1].mlir certifies alone, exit 0, with no --out (a pattern would make
+# it a tree run, which needs --out: exit 2). A pattern matching no file stays
+# a pattern: exit 2.
+mkdir -p "$W/lit"
+cp "$SRC/fixtures/ir/layer_clip_linalg.mlir" "$W/lit/w[1].mlir"
+cp "$SRC/fixtures/ir/layer_clip_linalg.mlir" "$W/lit/star*.mlir"
+( cd "$W/lit" && "$BIN" certify -- 'w[1].mlir' >out1 2>&1 ) || fail "certify -- 'w[1].mlir' (an existing file): $(head -c 600 "$W/lit/out1")"
+grep -q "remark: legal" "$W/lit/out1" || fail "w[1].mlir: no legal verdict: $(head -c 600 "$W/lit/out1")"
+( cd "$W/lit" && "$BIN" certify 'star*.mlir' >out2 2>&1 ) || fail "certify 'star*.mlir' (an existing file): $(head -c 600 "$W/lit/out2")"
+( cd "$W/lit" && "$BIN" certify 'q?.mlir' >out3 2>&1 ); [ $? -eq 2 ] || fail "certify 'q?.mlir' (a pattern, no --out) did not exit 2"
+
 # N shards merged == one unsharded run, byte for byte.
 for N in 1 3 5; do
   dirs=""

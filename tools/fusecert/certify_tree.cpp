@@ -58,7 +58,14 @@ bool glob_match(const std::vector<std::string>& pat, size_t i, const std::vector
          glob_match(pat, i + 1, path, j + 1);
 }
 
-bool is_glob(const std::string& s) { return s.find_first_of("*?[") != std::string::npos; }
+bool has_glob_chars(const std::string& s) { return s.find_first_of("*?[") != std::string::npos; }
+/// A pattern: glob characters, and no file of exactly that name. A file
+/// named `w[1].mlir` that exists is that file (the hooks pass staged names,
+/// which may hold `[`, `*` or `?`); a pattern matching it is not needed.
+bool is_glob(const std::string& s) {
+  std::error_code ec;
+  return has_glob_chars(s) && !fs::exists(fs::symlink_status(s, ec));
+}
 
 bool hidden(const fs::path& p) {
   std::string n = p.filename().string();
@@ -335,7 +342,7 @@ std::vector<std::string> expand_inputs(const std::vector<std::string>& inputs, b
     }
     std::vector<std::string> pat = components(in), fixed;
     size_t i = 0;
-    while (i < pat.size() && !is_glob(pat[i])) fixed.push_back(pat[i++]);
+    while (i < pat.size() && !has_glob_chars(pat[i])) fixed.push_back(pat[i++]);
     fs::path base = in.rfind('/', 0) == 0 ? fs::path("/") : fs::path();
     for (const auto& c : fixed) base /= c;
     size_t before = out.size();
