@@ -2,6 +2,7 @@
 // (scf, vector, gpu, llvm, math, bufferization, ...) parses; dialects load
 // on first use by the parser. Only frontend.cpp (MLIR, -fno-rtti) uses it.
 #pragma once
+#include <string>
 
 namespace mlir {
 class DialectRegistry;
@@ -13,5 +14,10 @@ namespace fusecert::ir {
 /// dialect extensions (interface models some dialects promise and verifiers
 /// use) into `registry`.
 void register_dialects(mlir::DialectRegistry& registry);
+
+/// Whether `name` is the namespace of a dialect MLIR registers (linalg,
+/// arith, ...): their ops' semantics come from MLIR's typed ops, never from
+/// a table, so a --dialect table for one is refused.
+bool is_registered_dialect(const std::string& name);
 
 }  // namespace fusecert::ir
