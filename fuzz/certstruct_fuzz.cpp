@@ -101,7 +101,7 @@ void edit(json& j, Bytes& b) {
       auto& obs = j["obligations"];
       if (!obs.is_array() || obs.empty()) break;
       auto& o = obs[b.next() % obs.size()];
-      if (o.is_object()) o["actual"] = ans[b.next() % 6];
+      if (o.is_object()) o["answer"] = ans[b.next() % 6];
       break;
     }
     default: {

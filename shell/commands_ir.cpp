@@ -85,11 +85,11 @@ Reply Session::cmd_why(const Args& a) {
   }
   for (const auto& ob : c.obligations) {
     if (ob.holds() || !ob.decides) continue;
-    o << "obligation " << ob.id << " (" << ob.how << "): " << ob.actual << ", needs " << ob.expected << "\n"
+    o << "obligation " << ob.id << " (" << ob.how << "): " << ob.answer << ", needs " << ob.expected << "\n"
       << "    claim: " << ob.claim << "\n";
     if (!ob.evidence.empty()) o << "    found: " << ob.evidence << "\n";
     if (!ob.reason.empty()) o << "    solver: " << ob.reason << "\n";
-    failed.push_back({{"id", ob.id}, {"how", ob.how}, {"actual", ob.actual}, {"expected", ob.expected},
+    failed.push_back({{"id", ob.id}, {"how", ob.how}, {"answer", ob.answer}, {"expected", ob.expected},
                       {"claim", ob.claim}, {"evidence", ob.evidence}});
   }
   ordered_json cx = nullptr;

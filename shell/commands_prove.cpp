@@ -151,11 +151,11 @@ Reply Session::cmd_prove(const Args& a) {
     std::string was;
     if (base)
       for (const auto& bo : base->obligations)
-        if (bo.id == ob.id && bo.result != ob.result) {
-          was = answer(bo.result);
-          changes.push_back({{"obligation", ob.id}, {"at_defaults", was}, {"now", answer(ob.result)}});
+        if (bo.id == ob.id && bo.answer != ob.answer) {
+          was = answer(bo.answer);
+          changes.push_back({{"obligation", ob.id}, {"at_defaults", was}, {"now", answer(ob.answer)}});
         }
-    o << "  " << ob.id << ": " << answer(ob.result) << " (needs " << answer(ob.expected) << ", "
+    o << "  " << ob.id << ": " << answer(ob.answer) << " (needs " << answer(ob.expected) << ", "
       << fmt_ms(ob.time_ms) << (ob.cached ? ", cached" : "") << ")"
       << (was.empty() ? "" : "   changed: was " + was + " at the defaults") << "\n"
       << "      " << ob.claim << "\n";
@@ -218,8 +218,8 @@ Reply Session::cmd_obligations(const Args& a) {
     o << "\n";
   }
   for (const auto& ob : r.obligations) {
-    o << ob.id << "  " << answer(ob.result) << " (needs " << answer(ob.expected) << ")  " << ob.claim << "\n";
-    arr.push_back({{"id", ob.id}, {"result", answer(ob.result)}, {"expected", answer(ob.expected)}, {"claim", ob.claim}});
+    o << ob.id << "  " << answer(ob.answer) << " (needs " << answer(ob.expected) << ")  " << ob.claim << "\n";
+    arr.push_back({{"id", ob.id}, {"answer", answer(ob.answer)}, {"expected", answer(ob.expected)}, {"claim", ob.claim}});
   }
   ordered_json j{{"command", "obligations"}, {"status", "ok"}, {"id", r.id}};
   if (r.params_overridden) j["parameters"] = r.params;

@@ -39,7 +39,7 @@ TEST(CliProve, JsonContractForAllNine) {
     EXPECT_EQ(p["verdict"], want.at(id)) << id;
     ASSERT_TRUE(p["obligations"].is_array());
     for (const auto& o : p["obligations"])
-      for (const char* k : {"id", "smt2", "expected", "result", "time_ms"}) EXPECT_TRUE(o.contains(k)) << id << " " << k;
+      for (const char* k : {"id", "smt2", "expected", "answer", "time_ms"}) EXPECT_TRUE(o.contains(k)) << id << " " << k;
     EXPECT_TRUE(p.contains("counterexample"));
     EXPECT_TRUE(p.contains("witness"));
   }
@@ -125,10 +125,10 @@ TEST(CliProve, CheckCertRechecksPropositionCertificates) {
     std::ofstream(d + "/" + out) << j.dump(2);
   };
   forge("flip.json", [](nlohmann::json& j) {
-    auto& r = j["obligations"][0]["result"];
+    auto& r = j["obligations"][0]["answer"];
     r = r == "sat" ? "unsat" : "sat";
   });
-  forge("undecided.json", [](nlohmann::json& j) { j["obligations"][0]["result"] = "timeout"; });
+  forge("undecided.json", [](nlohmann::json& j) { j["obligations"][0]["answer"] = "timeout"; });
   auto flip = run("check-cert " + d + "/flip.json");
   EXPECT_EQ(flip.rc, 1) << flip.out;
   EXPECT_NE(flip.out.find("invalid"), std::string::npos) << flip.out;

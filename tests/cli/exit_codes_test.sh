@@ -60,6 +60,13 @@ grep -q ': remark: consistent (not verified: ' "$W/cc_consistent.out" || fail "c
 sed 's/"verdict": "legal"/"verdict": "illegal"/' "$CERT" >"$W/flip.json"
 expect 1 cc_invalid "$BIN" check-cert "$W/flip.json"
 expect 2 cc_input "$BIN" check-cert "$W/no-such.cert.json"
+# A certificate of format version 1 (the solver's answer named `actual`) is
+# not read: an input error, outranking an invalid certificate.
+python3 "$IR/Inputs/tamper.py" as-version-1 "$CERT" "$W/v1.cert.json"
+expect 2 cc_version "$BIN" check-cert "$W/v1.cert.json" --ir "$IR/adamw_tessera.mlir"
+grep -q 'error: the certificate is of format fusecert-certificate/1, which this fusecert cannot read' "$W/cc_version.out" ||
+  fail "check-cert: a version-1 certificate is not named: $(cat "$W/cc_version.out")"
+expect 2 cc_version_invalid "$BIN" check-cert "$W/flip.json" "$W/v1.cert.json"
 printf '#!/bin/sh\necho unknown\n' >"$W/unknown-solver" && chmod +x "$W/unknown-solver"
 expect 3 cc_undecided "$BIN" check-cert "$CERT" --ir "$IR/adamw_tessera.mlir" --solver "$W/unknown-solver"
 expect 1 cc_invalid_consistent "$BIN" check-cert "$W/flip.json" "$CERT"

@@ -228,7 +228,7 @@ TEST(CheckCert, ObligationTableWithoutIr) {
     auto& o = find(j, "P9.locality");
     o["how"] = "structural";
     o["expected"] = "holds";
-    o["actual"] = "holds";
+    o["answer"] = "holds";
     EXPECT_FALSE(check(j).valid);
   }
   {
@@ -257,7 +257,7 @@ TEST(ReduceIntoState, AffineStateIsExactQuadraticIsNot) {
     EXPECT_EQ(c.verdict, "legal");
     const guards::Obligation* o = p3(c, "P3.reduce_into_state.out1");
     ASSERT_NE(o, nullptr);
-    EXPECT_EQ(o->actual, "unsat");
+    EXPECT_EQ(o->answer, "unsat");
     EXPECT_EQ(o->logic, "QF_NRA");
   }
   const std::string text = fixture("reduce_into_state_v_tessera.mlir");
@@ -267,7 +267,7 @@ TEST(ReduceIntoState, AffineStateIsExactQuadraticIsNot) {
   EXPECT_EQ(adamw.verdict, "illegal");
   const guards::Obligation* v = p3(adamw, "P3.reduce_into_state.out2");
   ASSERT_NE(v, nullptr);
-  EXPECT_EQ(v->actual, "sat");
+  EXPECT_EQ(v->answer, "sat");
   ASSERT_TRUE(adamw.counterexample.has_value());
   EXPECT_EQ(adamw.counterexample->obligation, "P3.reduce_into_state.out2");
   std::vector<std::string> names;
@@ -278,8 +278,8 @@ TEST(ReduceIntoState, AffineStateIsExactQuadraticIsNot) {
   const auto& fused = bad.candidates[1];
   EXPECT_EQ(fused.cand.form, ir::Form::Fused);
   ASSERT_NE(p3(fused, "P3.reduce_into_state.out1"), nullptr);
-  EXPECT_EQ(p3(fused, "P3.reduce_into_state.out1")->actual, "unsat");
-  EXPECT_EQ(p3(fused, "P3.reduce_into_state.out2")->actual, "sat");
+  EXPECT_EQ(p3(fused, "P3.reduce_into_state.out1")->answer, "unsat");
+  EXPECT_EQ(p3(fused, "P3.reduce_into_state.out2")->answer, "sat");
   EXPECT_EQ(cert::exit_code({bad}), 1);
   // check-cert: valid against the input; a P3 obligation that no longer
   // decides (recomputed digest) breaks the table, and a flipped verdict the rule.

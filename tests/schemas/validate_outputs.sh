@@ -33,11 +33,14 @@ run index "$BIN" certify -r "$W/tree" --out "$W/treeout" --format json
 check certify-index.schema.json "$W/index.json" "$W/treeout/index.json"
 check sarif.schema.json "$W/treeout/results.sarif"
 
-# check-cert: valid (--ir), consistent (no --ir), invalid (edited).
+# check-cert: valid (--ir), consistent (no --ir), invalid (edited),
+# unreadable (format version 1).
 LEGAL=$(ls "$W"/certs/adamw_tessera.*.cert.json | head -1)
 sed 's/"verdict": "legal"/"verdict": "illegal"/' "$LEGAL" >"$W/flip.cert.json"
+python3 "$IR/Inputs/tamper.py" as-version-1 "$LEGAL" "$W/v1.cert.json"
 run cc_valid "$BIN" check-cert "$LEGAL" --ir "$IR/adamw_tessera.mlir" --format json
-run cc_mixed "$BIN" check-cert "$W"/certs/*.cert.json "$W/flip.cert.json" --format json
+run cc_mixed "$BIN" check-cert "$W"/certs/*.cert.json "$W/flip.cert.json" "$W/v1.cert.json" --format json
+grep -q '"status": "unreadable"' "$W/cc_mixed.json" || fail "check-cert: a version-1 certificate is not unreadable"
 check check-cert-report.schema.json "$W/cc_valid.json" "$W/cc_mixed.json"
 
 # validate: equivalent, not equivalent (counterexample), fail closed.

@@ -145,7 +145,7 @@ TEST(Execute, ObligationsFollowTheLastProof) {
   shell::Session s(verifier::load_registry());
   auto answer_of = [](const shell::Reply& r, const std::string& id) -> std::string {
     for (const auto& ob : r.json["obligations"])
-      if (ob["id"] == id) return ob["result"];
+      if (ob["id"] == id) return ob["answer"];
     return "missing";
   };
   ASSERT_EQ(s.execute("prove P2").status, shell::kAnswered);

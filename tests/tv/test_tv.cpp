@@ -214,7 +214,7 @@ TEST(TvCertificate, ReChecksAndDetectsTampering) {
   EXPECT_TRUE(ok.valid) << (ok.problems.empty() ? "" : ok.problems[0]);
   // Claim equivalence for a counterexample query: the re-run answers sat.
   auto bad = j;
-  bad["obligations"][0]["actual"] = "unsat";
+  bad["obligations"][0]["answer"] = "unsat";
   bad["verdict"] = "legal";
   bad["counterexample"] = nullptr;
   bad["digest"] = cert::digest(bad);

@@ -36,9 +36,9 @@ TEST(Certificate, ByteIdenticalOnRerunAndComplete) {
     EXPECT_FALSE(o.contains("time_ms"));
     // The stored query re-solves to the stored answer.
     auto r = smt::solve_smt2(o["smt2"].get<std::string>(), 10000);
-    EXPECT_EQ(std::string(smt::to_string(r.answer)), o["result"].get<std::string>());
+    EXPECT_EQ(std::string(smt::to_string(r.answer)), o["answer"].get<std::string>());
     // Non-vacuity is recorded: every unsat answer's premises alone are sat.
-    if (o["result"] == "unsat")
+    if (o["answer"] == "unsat")
       EXPECT_EQ(o["premises"], "sat") << o["id"];
     else
       EXPECT_TRUE(o["premises"].is_null()) << o["id"];

@@ -94,7 +94,7 @@ TEST(Evidence, NoUnsatEvidenceRestsOnItsPremisesAlone) {
   size_t n = 0;
   for (const auto& r : all_results())
     for (const auto& o : r.obligations) {
-      if (!o.scope.evidence() || o.result != smt::Answer::Unsat) continue;
+      if (!o.scope.evidence() || o.answer != smt::Answer::Unsat) continue;
       auto p = smt::solve_smt2(smt::premises_smt2(o.smt2), 20000);
       EXPECT_EQ(p.answer, smt::Answer::Sat) << o.id << ": the premises alone are " << smt::to_string(p.answer)
                                             << ", so the query is unsat whatever its goal";
@@ -107,7 +107,7 @@ TEST(Evidence, NoUnsatEvidenceHoldsByCongruence) {
   size_t n = 0;
   for (const auto& r : all_results())
     for (const auto& o : r.obligations) {
-      if (!o.scope.evidence() || o.result != smt::Answer::Unsat) continue;
+      if (!o.scope.evidence() || o.answer != smt::Answer::Unsat) continue;
       EXPECT_NE(solve_abstracted(o.smt2), smt::Answer::Unsat)
           << o.id << ": unsat with every arithmetic and floating-point operation uninterpreted: it holds by "
              "construction of its terms, so it is a sanity check, not evidence";

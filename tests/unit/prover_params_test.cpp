@@ -23,8 +23,8 @@ const verifier::Obligation& ob(const verifier::PropositionResult& r, const std::
 TEST(Params, Beta1ZeroMakesFirstMomentRecoverableNotSecond) {
   auto r = test::prove_one("P2", with({{"beta1", "0"}, {"c", "0.37"}}));
   EXPECT_TRUE(r.params_overridden);
-  EXPECT_EQ(ob(r, "P2.recover.m").result, smt::Answer::Unsat);
-  EXPECT_EQ(ob(r, "P2.recover.v").result, smt::Answer::Sat);
+  EXPECT_EQ(ob(r, "P2.recover.m").answer, smt::Answer::Unsat);
+  EXPECT_EQ(ob(r, "P2.recover.v").answer, smt::Answer::Sat);
   EXPECT_EQ(r.verdict, Verdict::Refuted);
   bool noted = false;
   for (const auto& n : r.notes) noted |= n.find("first moment IS recoverable") != std::string::npos;

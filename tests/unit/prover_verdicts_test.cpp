@@ -15,9 +15,9 @@ TEST_P(Verdicts, ExpectedVerdictCounterexampleAndWitness) {
   auto r = test::prove_one(id);
   EXPECT_EQ(r.verdict, expected) << id;
   for (const auto& o : r.obligations) {
-    EXPECT_EQ(o.result, o.expected) << o.id;
+    EXPECT_EQ(o.answer, o.expected) << o.id;
     EXPECT_NE(o.smt2.find("(check-sat)"), std::string::npos) << o.id;
-    if (o.result == smt::Answer::Sat) EXPECT_FALSE(o.model.empty()) << o.id;
+    if (o.answer == smt::Answer::Sat) EXPECT_FALSE(o.model.empty()) << o.id;
   }
   if (r.counterexample) {
     EXPECT_TRUE(r.counterexample->replay_confirms) << id << ": " << r.counterexample->summary;
@@ -74,7 +74,7 @@ TEST(FailClosed, TinyTimeoutIsInconclusiveNeverHolds) {
   auto r = test::prove_one("P1", opt);
   EXPECT_EQ(r.verdict, Verdict::Inconclusive);
   bool timed_out = false;
-  for (const auto& o : r.obligations) timed_out |= o.result == smt::Answer::Timeout || o.result == smt::Answer::Unknown;
+  for (const auto& o : r.obligations) timed_out |= o.answer == smt::Answer::Timeout || o.answer == smt::Answer::Unknown;
   EXPECT_TRUE(timed_out);
 }
 

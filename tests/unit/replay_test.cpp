@@ -15,7 +15,7 @@ namespace {
 Obligation with_model(const std::string& id, std::vector<std::pair<std::string, std::string>> values) {
   Obligation o;
   o.id = id;
-  o.expected = o.result = smt::Answer::Sat;
+  o.expected = o.answer = smt::Answer::Sat;
   for (auto& [n, v] : values) o.model.push_back({n, v == "true" || v == "false" ? "Bool" : "Real", v, ""});
   return o;
 }
@@ -57,7 +57,7 @@ TEST(Replay, EveryEvidenceObligationOfEveryRuleMatters) {
       Obligation o;
       o.id = id;
       o.expected = expected;
-      o.result = result;
+      o.answer = result;
       if (result == smt::Answer::Unsat) o.premises = smt::Answer::Sat;
       r.obligations.push_back(o);
     };
@@ -86,13 +86,13 @@ TEST(Replay, EveryEvidenceObligationOfEveryRuleMatters) {
     for (size_t i = 0; i < spec.rule.obligations.size(); ++i) {
       auto flipped = make(spec, *expected_case);
       auto& o = flipped.obligations[i];
-      o.result = o.result == smt::Answer::Sat ? smt::Answer::Unsat : smt::Answer::Sat;
-      o.premises = o.result == smt::Answer::Unsat ? std::optional<smt::Answer>(smt::Answer::Sat) : std::nullopt;
+      o.answer = o.answer == smt::Answer::Sat ? smt::Answer::Unsat : smt::Answer::Sat;
+      o.premises = o.answer == smt::Answer::Unsat ? std::optional<smt::Answer>(smt::Answer::Sat) : std::nullopt;
       const VerdictCase* other = nullptr;
       for (const auto& c : spec.rule.cases) {
         bool all = true;
         for (const auto& x : flipped.obligations)
-          if (!spec.rule.is_sanity(x.id)) all &= c.answers.at(x.id) == x.result;
+          if (!spec.rule.is_sanity(x.id)) all &= c.answers.at(x.id) == x.answer;
         if (all) other = &c;
       }
       if (other) continue;  // another listed case: its verdict is the rule's

@@ -31,7 +31,7 @@ Obligation ob(const std::string& id, smt::Answer expected, smt::Answer result,
   Obligation o;
   o.id = id;
   o.expected = expected;
-  o.result = result;
+  o.answer = result;
   if (result == smt::Answer::Unsat) o.premises = premises;
   return o;
 }

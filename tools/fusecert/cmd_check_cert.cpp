@@ -8,8 +8,8 @@
 // --ir the certificate's whitelisted queries and their premises are re-run
 // and it is at most "consistent" (not verified). Exit (support/diag/exit_code.h,
 // the worst over the certificates, 2 > 1 > 3 > 4 > 0): 0 all valid, 1 any
-// invalid, 2 a certificate or IR file that cannot be read or a solver that
-// cannot be run, 3 a certificate unverified (a query the solver could not
+// invalid, 2 a certificate or IR file that cannot be read (a certificate of
+// another format version included) or a solver that cannot be run, 3 a certificate unverified (a query the solver could not
 // decide), 4 consistent or stale (not verified).
 #include <iostream>
 
@@ -147,12 +147,15 @@ void add_check_cert_command(CLI::App& app, int& exit_code) {
                 "; pass --ir with the input";
       else if (status == "stale")
         scope = c.stale;
+      else if (status == "unreadable")
+        scope = "another format version: nothing checked";
       if (o->format == "json") {
         all.push_back({{"certificate", path},
                        {"valid", status == "valid"},
                        {"status", status},
                        {"structural_not_rederived", c.structural_unchecked},
                        {"stale", c.stale},
+                       {"unreadable", c.unreadable},
                        {"problems", c.problems},
                        {"undecided", c.undecided},
                        {"checked", c.checked}});
@@ -166,6 +169,7 @@ void add_check_cert_command(CLI::App& app, int& exit_code) {
       std::vector<diag::Diagnostic> ds;
       ds.push_back(diag::remark({path}, "verdict",
                                 status + (scope.empty() ? "" : " (" + scope + ")") + (what.empty() ? "" : " (" + what + ")")));
+      if (!c.unreadable.empty()) ds.push_back(diag::error({path}, "cert.version", c.unreadable));
       for (auto& p : c.problems) ds.push_back(diag::error({path}, "cert.invalid", p));
       for (auto& p : c.undecided) ds.push_back(diag::error({path}, "cert.undecided", p));
       if (o->format == "sarif") {

@@ -124,7 +124,7 @@ nlohmann::ordered_json p3_checker(unsigned timeout_ms, bool* as_expected) {
       bool p3_failed = false;
       for (const auto& o : c.obligations)
         if (o.proposition == "P3") {
-          obls.push_back({{"id", o.id}, {"expected", o.expected}, {"actual", o.actual}});
+          obls.push_back({{"id", o.id}, {"expected", o.expected}, {"answer", o.answer}});
           p3_failed = p3_failed || !o.holds();
         }
       ordered_json jc{{"function", c.function}, {"verdict", c.verdict}, {"p3_obligations", obls}};

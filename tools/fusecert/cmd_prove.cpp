@@ -58,8 +58,8 @@ nlohmann::ordered_json render_sarif(const std::vector<verifier::PropositionResul
     auto add = [&](const std::string& s) { why += (why.empty() ? "" : "; ") + s; };
     for (const auto& o : r.obligations)
       if (!o.as_expected())
-        add((o.scope.evidence() ? "obligation " : "sanity check ") + o.id + " answered " + std::string(smt::to_string(o.result)) +
-            (o.result == smt::Answer::Unsat && o.premises && *o.premises != smt::Answer::Sat
+        add((o.scope.evidence() ? "obligation " : "sanity check ") + o.id + " answered " + std::string(smt::to_string(o.answer)) +
+            (o.answer == smt::Answer::Unsat && o.premises && *o.premises != smt::Answer::Sat
                  ? " with premises " + std::string(smt::to_string(*o.premises)) + " (vacuous)"
                  : "") +
             ", expected " + std::string(smt::to_string(o.expected)));

@@ -228,7 +228,7 @@ InputReport certify_module(const std::string& text, const std::string& file, uns
       o.claim = "every op in the module has semantics fusecert models (an op without them may read or write "
                 "any buffer, so single use and in-place order cannot be established)";
       o.expected = "holds";
-      o.actual = "missing";
+      o.answer = "missing";
       const guards::Diagnostic& first = *input_errors.front();
       o.evidence = std::to_string(input_errors.size()) + " input error(s) in the module; the first, at " +
                    std::to_string(first.loc.line) + ":" + std::to_string(first.loc.col) + ": " + first.message;
@@ -380,7 +380,7 @@ json input_json(const InputReport& in) {
 json loc_json(const ir::Loc& l) { return diag::to_json(l); }
 
 // The engine's JSON form plus the proposition (the rule's prefix), which
-// schema fusecert-certificate/1 carries.
+// schema fusecert-certificate/2 carries.
 json diag_json(const guards::Diagnostic& d) {
   json j = diag::to_json(d);
   j["proposition"] = proposition_of(d.rule);
@@ -400,7 +400,7 @@ json model_json(const std::vector<smt::ModelValue>& vs) {
 json obligation_json(const guards::Obligation& o, bool with_time) {
   json j = {{"id", o.id},           {"proposition", o.proposition}, {"how", o.how},
             {"claim", o.claim},     {"decides", o.decides},         {"expected", o.expected},
-            {"actual", o.actual},   {"evidence", o.evidence}};
+            {"answer", o.answer},   {"evidence", o.evidence}};
   if (o.how == "smt") {
     j["smt2"] = *o.smt2;
     j["logic"] = o.logic;

@@ -19,7 +19,7 @@
 
 namespace fusecert::cert {
 
-inline constexpr const char* kSchema = "fusecert-certificate/1";
+inline constexpr const char* kSchema = "fusecert-certificate/2";
 
 /// Largest certificate check-cert reads (bytes); a larger file is refused
 /// before it is read (a 1 GB claim took 5.2 GB of memory to parse). The
@@ -140,20 +140,26 @@ struct CheckOutcome {
   /// Why --ir was not enough to re-derive it (MissingInput): its queries
   /// were re-run as without --ir.
   std::string missing_input;
-  /// invalid (evidence of an edit or a wrong answer) > unverified (a solver
+  /// Why this fusecert cannot read the certificate at all: it is of another
+  /// format version (non-empty: status "unreadable", an input error, exit 2).
+  /// Nothing in it was checked.
+  std::string unreadable;
+  /// unreadable (another format version) > invalid (evidence of an edit or a wrong answer) > unverified (a solver
   /// could not decide) > stale (another version or rules file) >
   /// consistent (no problem found, but not re-derived: no --ir) > valid.
   std::string status() const {
-    return !valid                ? "invalid"
+    return !unreadable.empty()   ? "unreadable"
+           : !valid              ? "invalid"
            : !undecided.empty()  ? "unverified"
            : !stale.empty()      ? "stale"
            : !rederived          ? "consistent"
                                  : "valid";
   }
   /// The status as an exit code (support/diag/exit_code.h): valid 0,
-  /// invalid 1, unverified 3, stale or consistent 4 (not verified: nothing
+  /// invalid 1, unreadable 2, unverified 3, stale or consistent 4 (not verified: nothing
   /// contradicts it, but this fusecert did not re-derive it).
   diag::Exit exit() const {
+    if (!unreadable.empty()) return diag::Exit::InputError;
     return !valid ? diag::Exit::Findings : !undecided.empty() ? diag::Exit::Inconclusive
                                          : !rederived || !stale.empty() ? diag::Exit::NotVerified
                                                                         : diag::Exit::Clean;
@@ -166,9 +172,40 @@ struct CheckOutcome {
 void compare_answer(const std::string& id, const std::string& ans, const std::string& rec, const Solver& solver,
                     unsigned timeout_ms, CheckOutcome& out);
 
+/// Why `j` (a parsed certificate) is of another version of a certificate
+/// format than the one this fusecert writes (fusecert-certificate/N,
+/// fusecert-proposition-certificate/N), naming both versions and how to
+/// write it again; nullopt when it is of this version or of no known format.
+std::optional<std::string> other_format_version(const nlohmann::json& j);
+
+/// One re-derived obligation whose answer decides nothing: the answer is
+/// not definite (sat or unsat; holds or violated for a structural one), or
+/// an unsat answer's premise check is not sat (unsat: vacuous; otherwise
+/// undecided).
+struct OpenAnswer {
+  std::string id;
+  std::string field;  ///< "answer" or "premises"
+  std::string value;  ///< what the re-derivation answered ("nothing" when absent)
+  /// Decided, but the premises are contradictory: the unsat answer proves nothing.
+  bool vacuous() const { return field == "premises" && value == "unsat"; }
+};
+
+/// The open answers of a certificate's re-derived `obligations` (its JSON
+/// array), at most one per obligation, the answer before its premises:
+/// the one scan check-cert makes of both certificate formats before it
+/// calls a re-derivation verified. Structural obligations only when
+/// `structural` is set.
+std::vector<OpenAnswer> open_answers(const nlohmann::json& obligations, bool structural);
+
+/// Records each open answer of the re-derived SMT obligations (structural
+/// ones are decided by the input itself) in `out.undecided`: a re-derivation
+/// that matches the certificate but decided nothing itself verified nothing,
+/// and an undecided solver must never make a certificate valid.
+void record_open_answers(const nlohmann::json& rederived, CheckOutcome& out);
+
 /// Re-solves an smt obligation `o` (a certificate's JSON form: id, smt2,
-/// fp_exp, actual, premises) with `solver` and compares the answer with
-/// `actual`; for an unsat answer also its premises alone against `premises`
+/// fp_exp, answer, premises) with `solver` and compares the answer with
+/// `answer`; for an unsat answer also its premises alone against `premises`
 /// (non-vacuity). Returns 1: the checked lists count one re-run per
 /// obligation, its premise check included.
 size_t recheck_smt(const nlohmann::json& o, const Solver& solver, unsigned timeout_ms, CheckOutcome& out);

@@ -175,6 +175,31 @@ std::optional<std::string> solver_unavailable(const Solver& s) {
   return "solver '" + s.name + "' is not on PATH";
 }
 
+std::optional<std::string> other_format_version(const json& j) {
+  if (!j.is_object()) return std::nullopt;
+  auto other = [&](const char* key, const std::string& mine, const std::string& remedy) -> std::optional<std::string> {
+    const std::string family = mine.substr(0, mine.rfind('/') + 1);
+    if (!j.contains(key) || !j[key].is_string()) return std::nullopt;
+    const std::string theirs = j[key];
+    if (theirs == mine || theirs.rfind(family, 0) != 0) return std::nullopt;
+    return "the certificate is of format " + theirs + ", which this fusecert cannot read (it reads " + mine +
+           " only): " + remedy + " to write a " + mine + " certificate";
+  };
+  if (auto why = other("schema", kSchema, "certify (or validate) the input again")) return why;
+  const std::string id = j.contains("id") && j["id"].is_string() ? " " + j["id"].get<std::string>() : " ID";
+  return other("format", kPropositionFormat, "re-run fusecert prove" + id + " --certify");
+}
+
+void record_open_answers(const json& rederived, CheckOutcome& out) {
+  for (const OpenAnswer& o : open_answers(rederived, false))
+    out.undecided.push_back(
+        o.field == "answer"
+            ? o.id + ": the re-derivation's Z3 answered " + o.value +
+                  ", as the certificate records — nothing re-verified (a longer --timeout-ms may decide it)"
+            : o.id + ": the re-derivation's premise check answered " + o.value +
+                  " (not sat: vacuous or undecided), as the certificate records — nothing re-verified");
+}
+
 namespace {
 
 bool has(const json& j, const char* k, json::value_t t) { return j.is_object() && j.contains(k) && j[k].type() == t; }
@@ -237,9 +262,9 @@ std::vector<std::string> validate(const json& j) {
     for (auto& o : j["obligations"]) {
       std::string w = "obligation " + std::to_string(k++);
       if (!has_str(o, "id") || !has_str(o, "proposition") || !has_str(o, "how") || !has_str(o, "claim") ||
-          !has(o, "decides", json::value_t::boolean) || !has_str(o, "expected") || !has_str(o, "actual") ||
+          !has(o, "decides", json::value_t::boolean) || !has_str(o, "expected") || !has_str(o, "answer") ||
           !has_str(o, "evidence")) {
-        p.push_back(w + ": needs id, proposition, how, claim, decides, expected, actual, evidence");
+        p.push_back(w + ": needs id, proposition, how, claim, decides, expected, answer, evidence");
         continue;
       }
       w += " (" + o["id"].get<std::string>() + ")";
@@ -248,21 +273,21 @@ std::vector<std::string> validate(const json& j) {
         if (!has_str(o, "smt2") || !has_str(o, "logic") || !has(o, "fp_exp", json::value_t::boolean) ||
             !has_str(o, "smt2_sha256"))
           p.push_back(w + ": smt obligations need smt2, logic, fp_exp, smt2_sha256");
-        if (!answers.count(o["expected"]) || !answers.count(o["actual"])) p.push_back(w + ": expected/actual must be solver answers");
+        if (!answers.count(o["expected"]) || !answers.count(o["answer"])) p.push_back(w + ": expected/answer must be solver answers");
         // Non-vacuity: an unsat answer records the answer to its premises alone.
         if (!o.contains("premises") || !(o["premises"].is_null() || o["premises"].is_string()))
           p.push_back(w + ": smt obligations need premises (the premise check's answer, or null)");
-        else if (o["actual"] == "unsat" && !o["premises"].is_string())
+        else if (o["answer"] == "unsat" && !o["premises"].is_string())
           p.push_back(w + ": unsat with no recorded premise check (non-vacuity): the certificate cannot show its "
                           "premises are satisfiable");
-        else if (o["actual"] == "unsat" && !answers.count(o["premises"]))
+        else if (o["answer"] == "unsat" && !answers.count(o["premises"]))
           p.push_back(w + ": premises must be a solver answer");
-        else if (o["actual"] != "unsat" && !o["premises"].is_null())
-          p.push_back(w + ": a premise check is recorded for a " + o["actual"].get<std::string>() +
+        else if (o["answer"] != "unsat" && !o["premises"].is_null())
+          p.push_back(w + ": a premise check is recorded for a " + o["answer"].get<std::string>() +
                           " answer (only unsat answers have one)");
       } else if (how == "structural") {
-        if (o["expected"] != "holds" || !structural.count(o["actual"]))
-          p.push_back(w + ": structural obligations expect holds; actual is holds, violated or missing");
+        if (o["expected"] != "holds" || !structural.count(o["answer"]))
+          p.push_back(w + ": structural obligations expect holds; answer is holds, violated or missing");
       } else {
         p.push_back(w + ": how must be structural or smt");
       }
@@ -281,7 +306,7 @@ guards::Obligation from_json(const json& o) {
   g.how = o["how"];
   g.decides = o["decides"];
   g.expected = o["expected"];
-  g.actual = o["actual"];
+  g.answer = o["answer"];
   if (o.contains("premises") && o["premises"].is_string()) g.premises = o["premises"];
   return g;
 }
@@ -308,7 +333,7 @@ void compare_answer(const std::string& id, const std::string& ans, const std::st
 }
 
 size_t recheck_smt(const json& o, const Solver& solver, unsigned timeout_ms, CheckOutcome& out) {
-  const std::string id = o["id"], text = o["smt2"], rec = o["actual"];
+  const std::string id = o["id"], text = o["smt2"], rec = o["answer"];
   const bool fp_exp = o["fp_exp"].get<bool>();
   compare_answer(id, run_solver(solver, text, fp_exp, timeout_ms), rec, solver, timeout_ms, out);
   if (rec != "unsat") return 1;
@@ -332,6 +357,26 @@ size_t recheck_smt(const json& o, const Solver& solver, unsigned timeout_ms, Che
 namespace {
 
 bool definite(const std::string& a) { return a == "sat" || a == "unsat" || a == "holds" || a == "violated"; }
+
+}  // namespace
+
+std::vector<OpenAnswer> open_answers(const json& obligations, bool structural) {
+  std::vector<OpenAnswer> open;
+  if (!obligations.is_array()) return open;
+  for (const json& o : obligations) {
+    if (!o.is_object()) continue;
+    if (!structural && o.value("how", json()) == "structural") continue;
+    const std::string id = o.value("id", json()).is_string() ? o["id"].get<std::string>() : "?";
+    const json x = o.value("answer", json()), p = o.value("premises", json());
+    if (!x.is_string() || !definite(x.get<std::string>()))
+      open.push_back({id, "answer", x.is_string() ? x.get<std::string>() : "nothing"});
+    else if (x == "unsat" && p.is_string() && p != "sat")
+      open.push_back({id, "premises", p.get<std::string>()});
+  }
+  return open;
+}
+
+namespace {
 
 /// With the input: re-derive every obligation through certify's own path
 /// and compare with the certificate's before any solver sees the
@@ -403,7 +448,7 @@ bool rederive(const json& j, const std::pair<std::string, std::string>& ir, cons
                       std::to_string(b.size()));
   for (size_t i = 0; i < std::min(a.size(), b.size()); ++i) {
     // Every field of each obligation, in this order first.
-    std::vector<std::string> keys = {"id", "how", "expected", "actual", "premises", "evidence", "smt2", "decides"};
+    std::vector<std::string> keys = {"id", "how", "expected", "answer", "premises", "evidence", "smt2", "decides"};
     for (const json* o : {&a[i], &b[i]})
       if (o->is_object())
         for (auto& [k, v] : o->items())
@@ -411,15 +456,15 @@ bool rederive(const json& j, const std::pair<std::string, std::string>& ir, cons
     // When the re-derivation's own solve could not decide, the fields that
     // follow from its answer (the premise check, the reason) differ too:
     // that is the same undecided answer, not evidence.
-    const json ax = a[i].value("actual", json());
+    const json ax = a[i].value("answer", json());
     const bool undecided_i = ax.is_string() && !definite(ax.get<std::string>()) &&
-                             (!b[i].is_object() || b[i].value("actual", json()) != ax);
+                             (!b[i].is_object() || b[i].value("answer", json()) != ax);
     for (const std::string& k : keys) {
       json x = a[i].value(k, json()), y = b[i].is_object() ? b[i].value(k, json()) : json();
       if (x == y) continue;
       if (undecided_i && (k == "premises" || k == "reason")) continue;
       // The re-derivation's own solve could not decide: not evidence.
-      if ((k == "actual" || k == "premises") && x.is_string() && !definite(x.get<std::string>())) {
+      if ((k == "answer" || k == "premises") && x.is_string() && !definite(x.get<std::string>())) {
         out.undecided.push_back(b[i].value("id", std::string("?")) + ": the re-derivation's Z3 answered " +
                                 x.get<std::string>() + "; the certificate records " + y.dump() +
                                 " — not re-verified (a longer --timeout-ms may decide it)");
@@ -450,19 +495,15 @@ bool rederive(const json& j, const std::pair<std::string, std::string>& ir, cons
     // candidate with other obligations: its differences are that undecided
     // answer, not evidence of an edit. Unverified, never valid.
     std::vector<std::string> open;
-    for (const json& o : a)
-      for (const char* k : {"actual", "premises"}) {
-        const json x = o.is_object() ? o.value(k, json()) : json();
-        // An undecided answer the certificate records too is the same
-        // answer: the differences are then still evidence.
-        bool recorded = false;
-        for (const json& c : b)
-          recorded |= c.is_object() && c.value("id", json()) == o.value("id", json()) && c.value(k, json()) == x;
-        if (x.is_string() && !definite(x.get<std::string>()) && !recorded) {
-          open.push_back(o.value("id", std::string("?")) + " (" + k + ": " + x.get<std::string>() + ")");
-          break;
-        }
-      }
+    for (const OpenAnswer& o : open_answers(a, true)) {
+      if (o.vacuous()) continue;  // decided: a difference is still evidence
+      // An undecided answer the certificate records too is the same
+      // answer: the differences are then still evidence.
+      bool recorded = false;
+      for (const json& c : b)
+        recorded |= c.is_object() && c.value("id", json()) == o.id && c.value(o.field, json()) == o.value;
+      if (!recorded) open.push_back(o.id + " (" + o.field + ": " + o.value + ")");
+    }
     if (!open.empty()) {
       for (const auto& o : open)
         out.undecided.push_back(o + ": the re-derivation's Z3 could not decide it, and the candidate re-derived without "
@@ -492,17 +533,7 @@ bool rederive(const json& j, const std::pair<std::string, std::string>& ir, cons
   // non-answer, and an undecided solver must never make it valid (exit 0).
   // (An answer the certificate records otherwise is already in
   // out.undecided, with the certificate's answer: not reported twice.)
-  for (const json& o : out.undecided.empty() ? a : json::array()) {
-    if (!o.is_object() || o.value("how", std::string()) != "smt") continue;
-    const json x = o.value("actual", json()), p = o.value("premises", json());
-    const std::string id = o.value("id", std::string("?"));
-    if (x.is_string() && !definite(x.get<std::string>()))
-      out.undecided.push_back(id + ": the re-derivation's solver answered " + x.get<std::string>() +
-                              ", as the certificate records — nothing re-verified (a longer --timeout-ms may decide it)");
-    else if (p.is_string() && p.get<std::string>() != "sat")
-      out.undecided.push_back(id + ": the re-derivation's premise check answered " + p.get<std::string>() +
-                              " (not sat: vacuous or undecided), as the certificate records — nothing re-verified");
-  }
+  if (out.undecided.empty()) record_open_answers(a, out);
   if (!out.undecided.empty()) return true;
   out.checked.push_back("every obligation re-derived from the input");
   out.rederived = true;
@@ -538,6 +569,14 @@ CheckOutcome check_certificate(const std::string& cert_text,
     bad(std::string("not valid JSON (truncated or corrupted?): ") + e.what());
     return out;
   }
+  // A certificate of another format version is not read at all: /1 named
+  // the solver's answer `actual` (legality) or `result` (proposition), /2
+  // names it `answer`, and a field read under the wrong name would be a
+  // silent default. The remedy is to write it again.
+  if (auto old = other_format_version(j)) {
+    out.unreadable = *old;
+    return out;
+  }
   if (is_proposition_certificate(j)) {
     if (ir) bad("a proposition certificate (fusecert prove --certify) has no IR input: drop --ir");
     if (!out.valid) return out;
@@ -557,7 +596,7 @@ CheckOutcome check_certificate(const std::string& cert_text,
     size_t before = out.problems.size();
     std::set<std::string> ids;
     for (auto& o : j["obligations"]) {
-      const std::string id = o["id"], how = o["how"], actual = o["actual"];
+      const std::string id = o["id"], how = o["how"], answer = o["answer"];
       const guards::ObligationSpec* spec = guards::find_obligation(id);
       if (!spec) {
         bad(id + ": not an obligation fusecert writes (docs/certificates.md lists them)");
@@ -567,7 +606,7 @@ CheckOutcome check_certificate(const std::string& cert_text,
       if (o["proposition"] != id.substr(0, id.find('.'))) bad(id + ": proposition does not match the id");
       // A structural `missing` placeholder may stand for any obligation (a key
       // its check needs is absent): it can only make the verdict inconclusive.
-      const bool placeholder = how == "structural" && actual == "missing";
+      const bool placeholder = how == "structural" && answer == "missing";
       if (how != spec->how && !placeholder)
         bad(id + ": how is " + how + ", but " + id + " is discharged by " + spec->how +
             (std::string(spec->how) == "smt" ? " (an SMT obligation stays smt)" : ""));

@@ -1,5 +1,5 @@
 // check-cert for `fusecert prove --certify` output
-// (format fusecert-proposition-certificate/1, docs/prover.md): a
+// (format fusecert-proposition-certificate/2, docs/prover.md): a
 // proposition's obligations with their SMT-LIB2 text. Checked like a
 // legality certificate (fields, query whitelist, digest, every unsat answer's
 // premise check recorded: non-vacuity), then re-derived: the same prover
@@ -44,7 +44,7 @@ std::string rederive_verdict(const json& j, const verifier::Registry& reg, std::
     verifier::Obligation ob;
     ob.id = o["id"];
     ob.expected = *smt::parse_answer(o["expected"].get<std::string>());
-    ob.result = *smt::parse_answer(o["result"].get<std::string>());
+    ob.answer = *smt::parse_answer(o["answer"].get<std::string>());
     if (o.contains("premises") && o["premises"].is_string())
       if (auto p = smt::parse_answer(o["premises"].get<std::string>())) ob.premises = *p;
     r.obligations.push_back(ob);
@@ -94,12 +94,12 @@ CheckOutcome check_proposition_certificate(const json& j, const Solver& solver, 
   std::set<std::string> ids;
   bool all_decided = true;
   for (const auto& o : j["obligations"]) {
-    for (const char* k : {"id", "smt2", "expected", "result"})
+    for (const char* k : {"id", "smt2", "expected", "answer"})
       if (!str(o, k)) {
         bad(std::string("schema: every obligation needs a string '") + k + "'");
         return out;
       }
-    const std::string id = o["id"], result = o["result"], expected = o["expected"];
+    const std::string id = o["id"], result = o["answer"], expected = o["expected"];
     if (!ids.insert(id).second) bad(id + ": appears twice");
     if (id.rfind(j["id"].get<std::string>() + ".", 0) != 0) bad(id + ": not an obligation of " + j["id"].get<std::string>());
     if (!kAnswers.count(result) || !kAnswers.count(expected)) bad(id + ": answers must be sat, unsat, unknown, timeout or error");
@@ -196,13 +196,13 @@ CheckOutcome check_proposition_certificate(const json& j, const Solver& solver, 
   for (size_t i = 0; i < std::min(a.size(), b.size()); ++i) {
     // An undecided re-run answer also changes its premise check: the same
     // undecided answer, not evidence.
-    const std::string ar = a[i].value("result", json()).is_string() ? a[i]["result"].get<std::string>() : "";
-    const bool undecided_i = ar != "sat" && ar != "unsat" && a[i].value("result", json()) != b[i].value("result", json());
-    for (const char* k : {"id", "scope", "smt2", "expected", "result", "premises"}) {
+    const std::string ar = a[i].value("answer", json()).is_string() ? a[i]["answer"].get<std::string>() : "";
+    const bool undecided_i = ar != "sat" && ar != "unsat" && a[i].value("answer", json()) != b[i].value("answer", json());
+    for (const char* k : {"id", "scope", "smt2", "expected", "answer", "premises"}) {
       if (a[i].value(k, json()) == b[i].value(k, json())) continue;
       if (undecided_i && std::string(k) == "premises") continue;
       const std::string x = a[i].value(k, json()).is_string() ? a[i][k].get<std::string>() : std::string("null");
-      if ((std::string(k) == "result" || std::string(k) == "premises") && x != "sat" && x != "unsat" && x != "null") {
+      if ((std::string(k) == "answer" || std::string(k) == "premises") && x != "sat" && x != "unsat" && x != "null") {
         undecided = true;
         out.undecided.push_back(b[i].value("id", std::string("?")) + ": the re-derivation's Z3 answered " + x +
                                 "; the certificate records " +
@@ -223,16 +223,7 @@ CheckOutcome check_proposition_certificate(const json& j, const Solver& solver, 
   if (!out.valid || undecided) return out;
   // A match whose answers are themselves undecided or vacuous re-verified
   // nothing: an undecided solver must never make a certificate valid.
-  for (const auto& o : a) {
-    const json x = o.value("result", json()), p = o.value("premises", json());
-    const std::string id = o.value("id", std::string("?"));
-    if (!x.is_string() || (x != "sat" && x != "unsat"))
-      out.undecided.push_back(id + ": the re-derivation's Z3 answered " + (x.is_string() ? x.get<std::string>() : "nothing") +
-                              ", as the certificate records — nothing re-verified (a longer --timeout-ms may decide it)");
-    else if (x == "unsat" && p.is_string() && p != "sat")
-      out.undecided.push_back(id + ": the re-derivation's premise check answered " + p.get<std::string>() +
-                              " (not sat: vacuous or undecided), as the certificate records — nothing re-verified");
-  }
+  record_open_answers(a, out);
   // A proposition is inconclusive only when its answers decide nothing
   // (undecided, vacuous, or matching no case of its rule): re-deriving that
   // verifies nothing either.
@@ -247,9 +238,9 @@ CheckOutcome check_proposition_certificate(const json& j, const Solver& solver, 
   for (const auto& o : a) {
     const std::string text = o["smt2"];
     const bool fp_exp = text.find("(_ FloatingPoint 8 8)") != std::string::npos;  // bf16 needs cvc5 --fp-exp
-    compare_answer(o["id"], run_solver(solver, text, fp_exp, timeout_ms), o["result"], solver, timeout_ms, out);
+    compare_answer(o["id"], run_solver(solver, text, fp_exp, timeout_ms), o["answer"], solver, timeout_ms, out);
     ++n;
-    if (o["result"] != "unsat" || !o.value("premises", json()).is_string()) continue;
+    if (o["answer"] != "unsat" || !o.value("premises", json()).is_string()) continue;
     // Non-vacuity with this solver too: the premises alone (Z3's printing of
     // regenerated text; run_solver whitelists it before the solver reads it).
     compare_answer(o["id"].get<std::string>() + " (premises alone)",

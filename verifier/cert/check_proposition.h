@@ -9,7 +9,7 @@
 namespace fusecert::cert {
 
 /// The `format` of a proposition certificate (verifier/report/json.cpp writes it).
-inline constexpr const char* kPropositionFormat = "fusecert-proposition-certificate/1";
+inline constexpr const char* kPropositionFormat = "fusecert-proposition-certificate/2";
 
 /// Whether `j` is a proposition certificate (by its `format`).
 bool is_proposition_certificate(const nlohmann::json& j);

@@ -42,7 +42,7 @@ struct Obligation {
   Scope scope;              ///< what the answer covers, and whether it is evidence
   std::string smt2;         ///< the exact SMT-LIB2 text solved
   smt::Answer expected = smt::Answer::Unsat;
-  smt::Answer result = smt::Answer::Error;
+  smt::Answer answer = smt::Answer::Error;
   double time_ms = 0;
   std::string reason;       ///< solver's reason for unknown / error text
   std::vector<smt::ModelValue> model;  ///< satisfying assignment (sat only)
@@ -52,9 +52,9 @@ struct Obligation {
   std::optional<smt::Answer> premises;
   std::string premises_reason;  ///< why the premise check was not sat
   /// sat, or unsat with satisfiable premises.
-  bool decided() const { return result == smt::Answer::Sat || (result == smt::Answer::Unsat && premises == smt::Answer::Sat); }
+  bool decided() const { return answer == smt::Answer::Sat || (answer == smt::Answer::Unsat && premises == smt::Answer::Sat); }
   /// Decided, and the answer is the expected one.
-  bool as_expected() const { return decided() && result == expected; }
+  bool as_expected() const { return decided() && answer == expected; }
 };
 
 /// A concrete counterexample: the model of a sat obligation, and what

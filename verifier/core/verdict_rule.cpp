@@ -7,7 +7,7 @@ namespace fusecert::verifier {
 namespace {
 std::string answers_text(const PropositionResult& out) {
   std::string s;
-  for (const auto& o : out.obligations) s += (s.empty() ? "" : ", ") + o.id + " " + std::string(smt::to_string(o.result));
+  for (const auto& o : out.obligations) s += (s.empty() ? "" : ", ") + o.id + " " + std::string(smt::to_string(o.answer));
   return s;
 }
 }  // namespace
@@ -36,8 +36,8 @@ void apply_verdict_rule(const PropositionSpec& spec, PropositionResult& out) {
   for (const auto& o : out.obligations) {
     if (o.decided()) continue;
     open = true;
-    if (!smt::is_definite(o.result))
-      out.notes.push_back("inconclusive: " + o.id + " answered " + std::string(smt::to_string(o.result)) +
+    if (!smt::is_definite(o.answer))
+      out.notes.push_back("inconclusive: " + o.id + " answered " + std::string(smt::to_string(o.answer)) +
                           (o.reason.empty() ? "" : " (" + o.reason + ")"));
     else if (o.premises == smt::Answer::Unsat)
       out.notes.push_back("inconclusive (vacuous): " + o.id + " is unsat, but so are its premises alone: it proves nothing");
@@ -50,9 +50,9 @@ void apply_verdict_rule(const PropositionSpec& spec, PropositionResult& out) {
   // otherwise than its construction implies means the encoding is broken, and
   // no verdict is read from a broken encoding.
   for (const auto& o : out.obligations)
-    if (rule.is_sanity(o.id) && o.decided() && o.result != o.expected) {
+    if (rule.is_sanity(o.id) && o.decided() && o.answer != o.expected) {
       open = true;
-      out.notes.push_back("inconclusive: sanity check " + o.id + " answered " + std::string(smt::to_string(o.result)) +
+      out.notes.push_back("inconclusive: sanity check " + o.id + " answered " + std::string(smt::to_string(o.answer)) +
                           ", not " + std::string(smt::to_string(o.expected)) + ": the encoding does not say what it should");
     }
   if (out.counterexample && !out.counterexample->replay_confirms) {
@@ -65,7 +65,7 @@ void apply_verdict_rule(const PropositionSpec& spec, PropositionResult& out) {
   for (const auto& c : rule.cases) {
     bool all = true;
     for (const auto& o : out.obligations)
-      if (!rule.is_sanity(o.id)) all &= c.answers.at(o.id) == o.result;
+      if (!rule.is_sanity(o.id)) all &= c.answers.at(o.id) == o.answer;
     if (all) match = &c;
   }
   if (!match) {

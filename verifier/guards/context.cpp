@@ -13,21 +13,21 @@ namespace fusecert::guards {
 bool Obligation::definite() const {
   // An unsat answer decides only with satisfiable premises: over unsat ones
   // every claim is unsat (vacuous), so it is neither proved nor refuted.
-  if (how == "smt") return actual == "sat" || (actual == "unsat" && premises == "sat");
-  return actual == "holds" || actual == "violated";
+  if (how == "smt") return answer == "sat" || (answer == "unsat" && premises == "sat");
+  return answer == "holds" || answer == "violated";
 }
 
 const ir::Op* GuardContext::consumer() const {
   return c.consumer >= 0 ? &m.ops[c.consumer] : nullptr;
 }
 
-Obligation& GuardContext::structural(const std::string& id, const std::string& claim, const std::string& actual,
+Obligation& GuardContext::structural(const std::string& id, const std::string& claim, const std::string& answer,
                                      const std::string& evidence, bool decides) {
   // The table is the contract check-cert enforces: a guard that disagrees
   // with it is a bug, not a certificate to write. A structural `missing`
   // placeholder may stand for any obligation (a key the query needs is absent).
   const ObligationSpec* spec = find_obligation(id);
-  if (!spec || spec->decides != decides || (std::string(spec->how) != "structural" && actual != "missing"))
+  if (!spec || spec->decides != decides || (std::string(spec->how) != "structural" && answer != "missing"))
     throw std::logic_error("obligation " + id + " (structural) disagrees with verifier/guards/obligations.h");
   Obligation o;
   o.id = id;
@@ -36,7 +36,7 @@ Obligation& GuardContext::structural(const std::string& id, const std::string& c
   o.claim = claim;
   o.decides = decides;
   o.expected = "holds";
-  o.actual = actual;
+  o.answer = answer;
   o.evidence = evidence;
   out.obligations.push_back(std::move(o));
   return out.obligations.back();
@@ -103,7 +103,7 @@ Obligation& GuardContext::smt_answered(const std::string& id, const std::string&
 }
 
 Obligation& GuardContext::record(Obligation& o, const smt::CheckResult& r) {
-  o.actual = std::string(smt::to_string(r.answer));
+  o.answer = std::string(smt::to_string(r.answer));
   if (r.premises) o.premises = std::string(smt::to_string(*r.premises));
   o.time_ms = r.time_ms;
   o.reason = r.reason;

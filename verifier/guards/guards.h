@@ -44,7 +44,7 @@ struct Obligation {
   std::string claim;       ///< what holding means
   bool decides = true;     ///< false: informational (never changes the verdict)
   std::string expected;    ///< structural: "holds"; smt: "unsat" / "sat"
-  std::string actual;      ///< structural: holds | violated | missing; smt: the solver's answer
+  std::string answer;      ///< structural: holds | violated | missing; smt: the solver's answer
   std::string evidence;    ///< structural: what was counted / found
   std::shared_ptr<const std::string> smt2;  ///< smt only: the text (shared by identical obligations)
   std::string logic;       ///< smt only: QF_LIA, QF_NRA, QF_FP
@@ -52,10 +52,10 @@ struct Obligation {
   double time_ms = 0;      ///< reported, never written into certificates
   std::string reason;      ///< unknown / error reason
   std::vector<smt::ModelValue> model;
-  /// smt only, when `actual` is unsat: the answer to the premises alone
+  /// smt only, when `answer` is unsat: the answer to the premises alone
   /// (non-vacuity, verifier/smt); an unsat answer is definite only when it is sat.
   std::string premises;
-  bool holds() const { return actual == expected; }
+  bool holds() const { return answer == expected; }
   bool definite() const;
 };
 
@@ -100,7 +100,7 @@ struct GuardContext {
   /// The consumer op, or the fused op; nullptr when the gradient has no optimizer use.
   const ir::Op* consumer() const;
   /// Adds a structural obligation; returns it for further edits.
-  Obligation& structural(const std::string& id, const std::string& claim, const std::string& actual,
+  Obligation& structural(const std::string& id, const std::string& claim, const std::string& answer,
                          const std::string& evidence, bool decides = true);
   /// Adds and solves an SMT obligation.
   Obligation& smt(const std::string& id, const std::string& claim, std::shared_ptr<const std::string> smt2,

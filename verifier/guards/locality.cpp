@@ -105,14 +105,14 @@ void dag_locality(GuardContext& g, const std::string& id, const std::string& cla
                    " result(s) of the step, derived from the DAG";
   for (const auto& e : exempt) ev += "; " + e;
   o->evidence = ev;
-  if (o->actual != "sat") return;
+  if (o->answer != "sat") return;
   std::vector<bool> spreads;
   for (unsigned r = 0; r < prob.grad_rank; ++r) {
     auto& s = g.smt("P9.spread.d" + std::to_string(r),
                     "two reads of one output element read the gradient at different indices along gradient "
                     "dimension " + std::to_string(r),
                     ir::dag_spread_query(prob, r), "sat", "QF_LIA", /*decides=*/false);
-    spreads.push_back(s.actual == "sat");
+    spreads.push_back(s.answer == "sat");
   }
   const ir::Locality need = ir::classify(spreads);
   std::string through;
@@ -188,7 +188,7 @@ void guard_locality(GuardContext& g) {
     return;
   }
   o->evidence = source;
-  if (o->actual != "sat") return;
+  if (o->answer != "sat") return;
   // Derive the coarsest position the consumer needs (informational queries).
   std::vector<bool> spreads;
   for (unsigned r = 0; r < prob.grad_map.results.size(); ++r) {
@@ -196,7 +196,7 @@ void guard_locality(GuardContext& g) {
                     "two iteration points writing one output element read the gradient at different indices along "
                     "gradient dimension " + std::to_string(r),
                     ir::spread_query(prob, r), "sat", "QF_LIA", /*decides=*/false);
-    spreads.push_back(s.actual == "sat");
+    spreads.push_back(s.answer == "sat");
   }
   ir::Locality need = ir::classify(spreads);
   auto& d = g.error("P9", id, cons->loc,

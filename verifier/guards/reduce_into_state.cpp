@@ -309,7 +309,7 @@ void guard_reduce_into_state(GuardContext& g) {
     }
     o.evidence = what + " at " + coll.loc.str() + " (" + std::to_string(colls.size()) + " collective(s), ranks " +
                  ranks + "); f = " + b.role + " of " + source;
-    if (o.actual == "unsat" && o.definite()) {  // non-vacuous: the premises are satisfiable
+    if (o.answer == "unsat" && o.definite()) {  // non-vacuous: the premises are satisfiable
       auto& d = g.out.diags.emplace_back();
       d.severity = diag::Severity::Remark;
       d.rule = id;
@@ -319,7 +319,7 @@ void guard_reduce_into_state(GuardContext& g) {
                   "one step on the summed gradient";
       continue;
     }
-    if (o.actual == "sat") {
+    if (o.answer == "sat") {
       auto& d = g.error("P3", id, coll.loc,
                         "reduce-into-state is not exact: " + coll.name + " sums " + b.role + " of " + cons->name +
                             " stepped on per-rank gradients, but the owner's f(" + b.state +
@@ -334,7 +334,7 @@ void guard_reduce_into_state(GuardContext& g) {
     }
     g.error("P3", id, coll.loc,
             "could not decide whether reducing " + b.role + " of " + cons->name +
-                " (reduce-into-state) is exact: solver answered " + o.actual +
+                " (reduce-into-state) is exact: solver answered " + o.answer +
                 (o.reason.empty() ? "" : " (" + o.reason + ")") + "; inconclusive, never legal");
   }
 }

@@ -177,14 +177,14 @@ void guard_single_use(GuardContext& g) {
     for (size_t i = 0; i < rec.roles.size(); ++i) roles += (i ? ", " : "") + std::string("in") + std::to_string(i) + "=" + rec.roles[i];
     for (size_t i = 0; i < rec.outputs.size(); ++i) roles += ", out" + std::to_string(i) + "=" + rec.outputs[i];
     o.evidence = "role assignment: " + roles;
-    if (o.actual == "unsat" && o.definite()) {  // non-vacuous: the premises are satisfiable
+    if (o.answer == "unsat" && o.definite()) {  // non-vacuous: the premises are satisfiable
       g.structural(id, claim, "holds",
                    "single use: operand " + std::to_string(c.consumer_operand) + " of the " + cons.name + " at " +
                        cons.loc.str() + ", proven to compute " + rec.kind);
       if (!rec.declared.empty() && rec.declared != rec.kind)
         g.warning("P1", id, cons.loc,
                   "the op declares optimizer = \"" + rec.declared + "\" but its body is proven to compute " + rec.kind);
-    } else if (o.actual == "sat") {
+    } else if (o.answer == "sat") {
       // The same obligation set whether sampling or Z3 rejected the body:
       // P1.consumer_is_optimizer (sat) and P1.single_use (violated).
       auto& s = g.structural(id, claim, "violated",
@@ -196,7 +196,7 @@ void guard_single_use(GuardContext& g) {
           .notes.push_back(g.producer_note("weight-gradient producer here"));
     } else {
       g.error("P1", "P1.consumer_is_optimizer", cons.loc,
-              "could not decide whether the " + cons.name + " body is an optimizer update: solver answered " + o.actual +
+              "could not decide whether the " + cons.name + " body is an optimizer update: solver answered " + o.answer +
                   (o.reason.empty() ? "" : " (" + o.reason + ")"));
     }
     return;

@@ -69,7 +69,7 @@ Obligation& discharge(PropositionResult& out, const std::string& id, const std::
   ob.smt2 = smt2;
   ob.expected = expected;
   smt::CheckResult r = smt::solve_smt2(ob.smt2, timeout_ms);
-  ob.result = r.answer;
+  ob.answer = r.answer;
   ob.time_ms = r.time_ms;
   ob.reason = r.reason;
   ob.model = r.model;

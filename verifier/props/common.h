@@ -32,7 +32,7 @@ double rparam(const std::map<std::string, Param>& ps, const std::string& name, d
 model::Hyper hyper_from(const std::map<std::string, Param>& ps);
 
 /// Solves `q` and appends an Obligation (id, claim, scope, SMT-LIB2,
-/// expected and actual answer, time, model) to `out`; returns a reference to
+/// the expected answer and the solver's, time, model) to `out`; returns a reference to
 /// it. Every obligation states its scope (theory, symbolic, fixed, and for a
 /// sanity check why it holds by construction).
 Obligation& discharge(PropositionResult& out, const std::string& id, const std::string& claim, Scope scope,

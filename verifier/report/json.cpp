@@ -89,7 +89,7 @@ ordered_json render_json(const std::vector<PropositionResult>& rs, const Registr
                      {"scope", scope_json(o.scope)},
                      {"smt2", o.smt2},
                      {"expected", std::string(smt::to_string(o.expected))},
-                     {"result", std::string(smt::to_string(o.result))},
+                     {"answer", std::string(smt::to_string(o.answer))},
                      {"time_ms", o.time_ms}};
       j["premises"] = premises_json(o);
       if (!o.reason.empty()) j["reason"] = o.reason;
@@ -127,9 +127,9 @@ ordered_json render_certificate(const PropositionResult& r, const Registry& reg)
                    {"how", "smt"},
                    {"smt2", o.smt2},
                    {"expected", std::string(smt::to_string(o.expected))},
-                   {"result", std::string(smt::to_string(o.result))},
+                   {"answer", std::string(smt::to_string(o.answer))},
                    {"premises", premises_json(o)}});
-  ordered_json c = {{"format", "fusecert-proposition-certificate/1"},
+  ordered_json c = {{"format", "fusecert-proposition-certificate/2"},
           {"tool", {{"name", "fusecert"}, {"version", tool_version()}}},
           {"z3_version", z3_version()},
           {"rules_sha256", reg.sha256},

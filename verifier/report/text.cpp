@@ -40,10 +40,10 @@ std::string render_text(const std::vector<PropositionResult>& rs, bool verbose) 
       o << "\n";
     }
     for (const auto& ob : r.obligations) {
-      o << (ob.scope.evidence() ? "  obligation " : "  sanity check ") << ob.id << ": " << smt::to_string(ob.result)
+      o << (ob.scope.evidence() ? "  obligation " : "  sanity check ") << ob.id << ": " << smt::to_string(ob.answer)
         << " (expected "
         << smt::to_string(ob.expected) << ", " << num(ob.time_ms) << " ms" << (ob.cached ? ", cached" : "") << ")"
-        << (ob.result != ob.expected ? "  <-- unexpected" : "") << "\n";
+        << (ob.answer != ob.expected ? "  <-- unexpected" : "") << "\n";
       o << "      " << ob.claim << "\n";
       // The approximation disclosure (issue #19): what the answer covers.
       o << "      scope: " << ob.scope.theory << "; symbolic: " << ob.scope.symbolic

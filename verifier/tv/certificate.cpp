@@ -41,7 +41,7 @@ nlohmann::json certificate(const Validation& v, size_t pair, const std::string& 
     o.claim = r.name + ": bitwise equal for every operand value (K = " + std::to_string(p.before.k_used) + ")";
     o.decides = true;
     o.expected = "unsat";
-    o.actual = std::string(smt::to_string(r.res.answer));
+    o.answer = std::string(smt::to_string(r.res.answer));
     if (r.res.premises) o.premises = std::string(smt::to_string(*r.res.premises));
     o.evidence = r.verdict + " (" + r.method + ")";
     o.smt2 = std::make_shared<const std::string>(r.smt2);

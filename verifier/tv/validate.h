@@ -86,7 +86,7 @@ int exit_code(const Validation& v);
 std::string render_text(const Validation& v);
 
 /// One certificate per pair, in the `fusecert certify` format
-/// (schema fusecert-certificate/1, re-checkable by `fusecert check-cert`):
+/// (schema fusecert-certificate/2, re-checkable by `fusecert check-cert`):
 /// verdict legal = equivalent, illegal = not equivalent; obligations
 /// TV.result<r> (SMT, QF_FP, expected unsat) and a "validation" section with
 /// the bound, the abstractions and both inputs.
