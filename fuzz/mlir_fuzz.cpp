@@ -38,7 +38,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const auto& c = rep.candidates[i];
     if (c.verdict == "legal")
       for (const auto& o : c.obligations)
-        if (o.decides && (!o.definite() || !o.holds())) std::abort();
+        if (o.decides && (!o.decided() || !o.holds())) std::abort();
     auto j = fc::cert::certificate(rep, i, "fuzz");
     (void)fc::cert::dump(j);
     (void)fc::cert::certificate_name(rep, i);

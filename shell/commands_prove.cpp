@@ -152,10 +152,10 @@ Reply Session::cmd_prove(const Args& a) {
     if (base)
       for (const auto& bo : base->obligations)
         if (bo.id == ob.id && bo.answer != ob.answer) {
-          was = answer(bo.answer);
-          changes.push_back({{"obligation", ob.id}, {"at_defaults", was}, {"now", answer(ob.answer)}});
+          was = answer(bo.smt_answer());
+          changes.push_back({{"obligation", ob.id}, {"at_defaults", was}, {"now", answer(ob.smt_answer())}});
         }
-    o << "  " << ob.id << ": " << answer(ob.answer) << " (needs " << answer(ob.expected) << ", "
+    o << "  " << ob.id << ": " << answer(ob.smt_answer()) << " (needs " << answer(ob.smt_expected()) << ", "
       << fmt_ms(ob.time_ms) << (ob.cached ? ", cached" : "") << ")"
       << (was.empty() ? "" : "   changed: was " + was + " at the defaults") << "\n"
       << "      " << ob.claim << "\n";
@@ -218,8 +218,8 @@ Reply Session::cmd_obligations(const Args& a) {
     o << "\n";
   }
   for (const auto& ob : r.obligations) {
-    o << ob.id << "  " << answer(ob.answer) << " (needs " << answer(ob.expected) << ")  " << ob.claim << "\n";
-    arr.push_back({{"id", ob.id}, {"answer", answer(ob.answer)}, {"expected", answer(ob.expected)}, {"claim", ob.claim}});
+    o << ob.id << "  " << answer(ob.smt_answer()) << " (needs " << answer(ob.smt_expected()) << ")  " << ob.claim << "\n";
+    arr.push_back({{"id", ob.id}, {"answer", answer(ob.smt_answer())}, {"expected", answer(ob.smt_expected())}, {"claim", ob.claim}});
   }
   ordered_json j{{"command", "obligations"}, {"status", "ok"}, {"id", r.id}};
   if (r.params_overridden) j["parameters"] = r.params;
@@ -265,8 +265,9 @@ Reply Session::cmd_smt(const Args& a) {
       throw std::invalid_argument("unknown obligation '" + want + "'; " + r.id + " has:" + ids);
     }
   }
-  return Reply{kAnswered, hit->smt2 + (hit->smt2.empty() || hit->smt2.back() != '\n' ? "\n" : ""),
-               {{"command", "smt"}, {"status", "ok"}, {"obligation", hit->id}, {"smt2", hit->smt2}}};
+  const std::string& text = hit->query();
+  return Reply{kAnswered, text + (text.empty() || text.back() != '\n' ? "\n" : ""),
+               {{"command", "smt"}, {"status", "ok"}, {"obligation", hit->id}, {"smt2", text}}};
 }
 
 }  // namespace fusecert::shell

@@ -77,7 +77,7 @@ TEST(Whitelist, EveryProverQueryPasses) {
   size_t n = 0;
   for (const auto& r : verifier::prove(reg, verifier::known_ids(reg), opt))
     for (const auto& o : r.obligations) {
-      auto p = smt::whitelist_problem(o.smt2);
+      auto p = smt::whitelist_problem(o.query());
       EXPECT_FALSE(p) << o.id << ": " << *p;
       ++n;
     }

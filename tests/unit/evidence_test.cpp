@@ -94,8 +94,8 @@ TEST(Evidence, NoUnsatEvidenceRestsOnItsPremisesAlone) {
   size_t n = 0;
   for (const auto& r : all_results())
     for (const auto& o : r.obligations) {
-      if (!o.scope.evidence() || o.answer != smt::Answer::Unsat) continue;
-      auto p = smt::solve_smt2(smt::premises_smt2(o.smt2), 20000);
+      if (!o.scope.evidence() || o.smt_answer() != smt::Answer::Unsat) continue;
+      auto p = smt::solve_smt2(smt::premises_smt2(o.query()), 20000);
       EXPECT_EQ(p.answer, smt::Answer::Sat) << o.id << ": the premises alone are " << smt::to_string(p.answer)
                                             << ", so the query is unsat whatever its goal";
       ++n;
@@ -107,8 +107,8 @@ TEST(Evidence, NoUnsatEvidenceHoldsByCongruence) {
   size_t n = 0;
   for (const auto& r : all_results())
     for (const auto& o : r.obligations) {
-      if (!o.scope.evidence() || o.answer != smt::Answer::Unsat) continue;
-      EXPECT_NE(solve_abstracted(o.smt2), smt::Answer::Unsat)
+      if (!o.scope.evidence() || o.smt_answer() != smt::Answer::Unsat) continue;
+      EXPECT_NE(solve_abstracted(o.query()), smt::Answer::Unsat)
           << o.id << ": unsat with every arithmetic and floating-point operation uninterpreted: it holds by "
              "construction of its terms, so it is a sanity check, not evidence";
       ++n;
@@ -129,7 +129,7 @@ TEST(Evidence, TheAbstractionCatchesTheKnownDefinitionalObligations) {
     for (const auto& o : r.obligations)
       if (want.count(o.id)) {
         seen.insert(o.id);
-        EXPECT_EQ(solve_abstracted(o.smt2), smt::Answer::Unsat) << o.id;
+        EXPECT_EQ(solve_abstracted(o.query()), smt::Answer::Unsat) << o.id;
       }
   for (const auto& id : want) EXPECT_TRUE(seen.count(id) || id == "P1.korder.int") << id << " was not discharged";
 }

@@ -26,7 +26,7 @@ verifier::PropositionResult p1_with(const std::string& mutation) {
 // a failed sanity check means no verdict.
 TEST(Mutation, ChangedKOrderOnFusedSideRefutesP1) {
   auto r = p1_with("P1.fused_k_order");
-  EXPECT_NE(ob(r, "P1.tiling.binary32").answer, smt::Answer::Unsat);
+  EXPECT_NE(ob(r, "P1.tiling.binary32").smt_answer(), smt::Answer::Unsat);
   EXPECT_NE(r.verdict, Verdict::Holds);
 }
 
@@ -34,14 +34,14 @@ TEST(Mutation, ChangedKOrderOnFusedSideRefutesP1) {
 // mutant): two tiles update the same element.
 TEST(Mutation, PartitionWithoutTheLocalBoundBreaksP1) {
   auto r = p1_with("P1.partition_no_local_bound");
-  EXPECT_EQ(ob(r, "P1.partition.int").answer, smt::Answer::Sat);
+  EXPECT_EQ(ob(r, "P1.partition.int").smt_answer(), smt::Answer::Sat);
   EXPECT_NE(r.verdict, Verdict::Holds);
 }
 
 // No clipping of the ragged edge tile: it writes past W.
 TEST(Mutation, PartitionWithoutTheEdgeClipBreaksP1) {
   auto r = p1_with("P1.partition_no_edge_clip");
-  EXPECT_EQ(ob(r, "P1.partition.int").answer, smt::Answer::Sat);
+  EXPECT_EQ(ob(r, "P1.partition.int").smt_answer(), smt::Answer::Sat);
   EXPECT_NE(r.verdict, Verdict::Holds);
 }
 
@@ -49,7 +49,7 @@ TEST(Mutation, PartitionWithoutTheEdgeClipBreaksP1) {
 TEST(Mutation, ReversedOrBlockedKernelKOrderBreaksP1) {
   for (const char* m : {"P1.kernel_k_reversed", "P1.kernel_k_blocked"}) {
     auto r = p1_with(m);
-    EXPECT_EQ(ob(r, "P1.korder.kernels").answer, smt::Answer::Sat) << m;
+    EXPECT_EQ(ob(r, "P1.korder.kernels").smt_answer(), smt::Answer::Sat) << m;
     EXPECT_NE(r.verdict, Verdict::Holds) << m;
   }
 }
@@ -59,6 +59,6 @@ TEST(Mutation, SwappedBetasBreakP2Identity) {
   opt.witnesses = false;
   opt.mutations = {"P2.swap_beta"};
   auto r = test::prove_one("P2", opt);
-  EXPECT_EQ(r.obligations.at(0).answer, smt::Answer::Sat);
+  EXPECT_EQ(r.obligations.at(0).smt_answer(), smt::Answer::Sat);
   EXPECT_NE(r.verdict, Verdict::Refuted);
 }

@@ -23,8 +23,8 @@ const verifier::Obligation& ob(const verifier::PropositionResult& r, const std::
 TEST(Params, Beta1ZeroMakesFirstMomentRecoverableNotSecond) {
   auto r = test::prove_one("P2", with({{"beta1", "0"}, {"c", "0.37"}}));
   EXPECT_TRUE(r.params_overridden);
-  EXPECT_EQ(ob(r, "P2.recover.m").answer, smt::Answer::Unsat);
-  EXPECT_EQ(ob(r, "P2.recover.v").answer, smt::Answer::Sat);
+  EXPECT_EQ(ob(r, "P2.recover.m").smt_answer(), smt::Answer::Unsat);
+  EXPECT_EQ(ob(r, "P2.recover.v").smt_answer(), smt::Answer::Sat);
   EXPECT_EQ(r.verdict, Verdict::Refuted);
   bool noted = false;
   for (const auto& n : r.notes) noted |= n.find("first moment IS recoverable") != std::string::npos;
@@ -55,10 +55,10 @@ TEST(Params, RanksAndKChangeTheQueries) {
   auto r8 = test::prove_one("P3", with({{"ranks", "8"}}));
   EXPECT_EQ(r2.verdict, Verdict::Holds);
   EXPECT_EQ(r8.verdict, Verdict::Holds);
-  EXPECT_NE(r2.obligations[0].smt2, r8.obligations[0].smt2);
+  EXPECT_NE(r2.obligations[0].query(), r8.obligations[0].query());
   auto k6 = test::prove_one("P1", with({{"K", "6"}}));
   EXPECT_EQ(k6.verdict, Verdict::Holds);
-  EXPECT_NE(k6.obligations[0].smt2.find("(dY 5 i)"), std::string::npos);
+  EXPECT_NE(k6.obligations[0].query().find("(dY 5 i)"), std::string::npos);
 }
 
 TEST(Params, OutOfRangeIntegerIsRejected) {

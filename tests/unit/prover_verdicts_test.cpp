@@ -16,8 +16,8 @@ TEST_P(Verdicts, ExpectedVerdictCounterexampleAndWitness) {
   EXPECT_EQ(r.verdict, expected) << id;
   for (const auto& o : r.obligations) {
     EXPECT_EQ(o.answer, o.expected) << o.id;
-    EXPECT_NE(o.smt2.find("(check-sat)"), std::string::npos) << o.id;
-    if (o.answer == smt::Answer::Sat) EXPECT_FALSE(o.model.empty()) << o.id;
+    EXPECT_NE(o.query().find("(check-sat)"), std::string::npos) << o.id;
+    if (o.smt_answer() == smt::Answer::Sat) EXPECT_FALSE(o.model.empty()) << o.id;
   }
   if (r.counterexample) {
     EXPECT_TRUE(r.counterexample->replay_confirms) << id << ": " << r.counterexample->summary;
@@ -51,7 +51,7 @@ TEST(Counterexamples, P1SplitKHasBitPatterns) {
   for (const auto& o : r.obligations)
     if (o.id == "P1.splitk.bf16") {
       bf16 = true;
-      EXPECT_NE(o.smt2.find("(_ FloatingPoint 8 8)"), std::string::npos);
+      EXPECT_NE(o.query().find("(_ FloatingPoint 8 8)"), std::string::npos);
       for (const auto& v : o.model) EXPECT_EQ(v.bits.size(), 6u) << v.name;  // 0x + 4 hex digits
     }
   EXPECT_TRUE(bf16);
@@ -63,8 +63,8 @@ TEST(Counterexamples, P1TilingUsesFloatingPointNotReals) {
   auto r = test::prove_one("P1", opt);
   const auto& t = r.obligations.at(0);
   ASSERT_EQ(t.id, "P1.tiling.binary32");
-  EXPECT_NE(t.smt2.find("(_ FloatingPoint 8 24)"), std::string::npos);
-  EXPECT_EQ(t.smt2.find("Real"), std::string::npos);
+  EXPECT_NE(t.query().find("(_ FloatingPoint 8 24)"), std::string::npos);
+  EXPECT_EQ(t.query().find("Real"), std::string::npos);
 }
 
 TEST(FailClosed, TinyTimeoutIsInconclusiveNeverHolds) {
@@ -74,7 +74,7 @@ TEST(FailClosed, TinyTimeoutIsInconclusiveNeverHolds) {
   auto r = test::prove_one("P1", opt);
   EXPECT_EQ(r.verdict, Verdict::Inconclusive);
   bool timed_out = false;
-  for (const auto& o : r.obligations) timed_out |= o.answer == smt::Answer::Timeout || o.answer == smt::Answer::Unknown;
+  for (const auto& o : r.obligations) timed_out |= o.smt_answer() == smt::Answer::Timeout || o.smt_answer() == smt::Answer::Unknown;
   EXPECT_TRUE(timed_out);
 }
 

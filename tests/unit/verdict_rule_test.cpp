@@ -30,9 +30,9 @@ Obligation ob(const std::string& id, smt::Answer expected, smt::Answer result,
               std::optional<smt::Answer> premises = smt::Answer::Sat) {
   Obligation o;
   o.id = id;
-  o.expected = expected;
-  o.answer = result;
-  if (result == smt::Answer::Unsat) o.premises = premises;
+  o.expected = smt::to_string(expected);
+  o.answer = smt::to_string(result);
+  if (result == smt::Answer::Unsat && premises) o.premises = smt::to_string(*premises);
   return o;
 }
 PropositionResult answers(smt::Answer a, smt::Answer b, bool cx = true, bool confirms = true,
@@ -178,7 +178,7 @@ TEST(VerdictRule, EncoderObligationOutsideTheRuleIsAnError) {
   missing.obligations.pop_back();
   EXPECT_THROW(apply_verdict_rule(spec, missing), SpecError);
   auto other_expected = answers(smt::Answer::Unsat, smt::Answer::Sat);
-  other_expected.obligations[1].expected = smt::Answer::Unsat;
+  other_expected.obligations[1].expected = "unsat";
   EXPECT_THROW(apply_verdict_rule(spec, other_expected), SpecError);
 }
 

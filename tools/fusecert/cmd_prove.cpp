@@ -58,11 +58,11 @@ nlohmann::ordered_json render_sarif(const std::vector<verifier::PropositionResul
     auto add = [&](const std::string& s) { why += (why.empty() ? "" : "; ") + s; };
     for (const auto& o : r.obligations)
       if (!o.as_expected())
-        add((o.scope.evidence() ? "obligation " : "sanity check ") + o.id + " answered " + std::string(smt::to_string(o.answer)) +
-            (o.answer == smt::Answer::Unsat && o.premises && *o.premises != smt::Answer::Sat
-                 ? " with premises " + std::string(smt::to_string(*o.premises)) + " (vacuous)"
+        add((o.scope.evidence() ? "obligation " : "sanity check ") + o.id + " answered " + o.answer +
+            (o.answer == "unsat" && !o.premises.empty() && o.premises != "sat"
+                 ? " with premises " + o.premises + " (vacuous)"
                  : "") +
-            ", expected " + std::string(smt::to_string(o.expected)));
+            ", expected " + o.expected);
     if (r.counterexample && !r.counterexample->replay_confirms)
       add("the C++ replay does not confirm the counterexample of " + r.counterexample->obligation);
     if (r.witness)
@@ -140,7 +140,7 @@ int run_prove(const ProveArgs& a) {
   try {
     if (!a.smt_dump.empty())
       for (const auto& r : rs)
-        for (const auto& o : r.obligations) support::write_file_atomic(std::filesystem::path(a.smt_dump) / (o.id + ".smt2"), o.smt2);
+        for (const auto& o : r.obligations) support::write_file_atomic(std::filesystem::path(a.smt_dump) / (o.id + ".smt2"), o.query());
     if (!a.certify.empty()) report::write_certificates(rs, reg, a.certify);
   } catch (const support::FileError& e) {
     return fail("fusecert prove", e.what());

@@ -43,10 +43,10 @@ std::string rederive_verdict(const json& j, const verifier::Registry& reg, std::
   for (const auto& o : j["obligations"]) {
     verifier::Obligation ob;
     ob.id = o["id"];
-    ob.expected = *smt::parse_answer(o["expected"].get<std::string>());
-    ob.answer = *smt::parse_answer(o["answer"].get<std::string>());
+    ob.expected = o["expected"].get<std::string>();
+    ob.answer = o["answer"].get<std::string>();
     if (o.contains("premises") && o["premises"].is_string())
-      if (auto p = smt::parse_answer(o["premises"].get<std::string>())) ob.premises = *p;
+      ob.premises = o["premises"].get<std::string>();
     r.obligations.push_back(ob);
   }
   const json& cx = j.value("counterexample", json());

@@ -7,7 +7,7 @@ namespace fusecert::verifier {
 namespace {
 std::string answers_text(const PropositionResult& out) {
   std::string s;
-  for (const auto& o : out.obligations) s += (s.empty() ? "" : ", ") + o.id + " " + std::string(smt::to_string(o.answer));
+  for (const auto& o : out.obligations) s += (s.empty() ? "" : ", ") + o.id + " " + std::string(smt::to_string(o.smt_answer()));
   return s;
 }
 }  // namespace
@@ -21,8 +21,8 @@ void apply_verdict_rule(const PropositionSpec& spec, PropositionResult& out) {
     if (!want)
       throw SpecError(spec.id + ": obligation " + o.id + " is outside its verdict rule (rules/propositions.yaml, '" +
                       spec.id + "' obligations)");
-    if (*want != o.expected)
-      throw SpecError(spec.id + ": obligation " + o.id + " expects " + std::string(smt::to_string(o.expected)) +
+    if (*want != o.smt_expected())
+      throw SpecError(spec.id + ": obligation " + o.id + " expects " + std::string(smt::to_string(o.smt_expected())) +
                       " in the encoder but " + std::string(smt::to_string(*want)) + " in the rules file");
     if (!seen.insert(o.id).second) throw SpecError(spec.id + ": the encoder discharged " + o.id + " twice");
   }
@@ -36,14 +36,14 @@ void apply_verdict_rule(const PropositionSpec& spec, PropositionResult& out) {
   for (const auto& o : out.obligations) {
     if (o.decided()) continue;
     open = true;
-    if (!smt::is_definite(o.answer))
-      out.notes.push_back("inconclusive: " + o.id + " answered " + std::string(smt::to_string(o.answer)) +
+    if (!smt::is_definite(o.smt_answer()))
+      out.notes.push_back("inconclusive: " + o.id + " answered " + std::string(smt::to_string(o.smt_answer())) +
                           (o.reason.empty() ? "" : " (" + o.reason + ")"));
-    else if (o.premises == smt::Answer::Unsat)
+    else if (o.smt_premises() == smt::Answer::Unsat)
       out.notes.push_back("inconclusive (vacuous): " + o.id + " is unsat, but so are its premises alone: it proves nothing");
     else
       out.notes.push_back("inconclusive: " + o.id + " is unsat, but the check that its premises are satisfiable " +
-                          (o.premises ? "answered " + std::string(smt::to_string(*o.premises)) : std::string("was not run")) +
+                          (o.smt_premises() ? "answered " + std::string(smt::to_string(*o.smt_premises())) : std::string("was not run")) +
                           (o.premises_reason.empty() ? "" : " (" + o.premises_reason + ")"));
   }
   // A sanity check is not evidence: no case names it. But one that answers
@@ -52,8 +52,8 @@ void apply_verdict_rule(const PropositionSpec& spec, PropositionResult& out) {
   for (const auto& o : out.obligations)
     if (rule.is_sanity(o.id) && o.decided() && o.answer != o.expected) {
       open = true;
-      out.notes.push_back("inconclusive: sanity check " + o.id + " answered " + std::string(smt::to_string(o.answer)) +
-                          ", not " + std::string(smt::to_string(o.expected)) + ": the encoding does not say what it should");
+      out.notes.push_back("inconclusive: sanity check " + o.id + " answered " + std::string(smt::to_string(o.smt_answer())) +
+                          ", not " + std::string(smt::to_string(o.smt_expected())) + ": the encoding does not say what it should");
     }
   if (out.counterexample && !out.counterexample->replay_confirms) {
     open = true;
@@ -65,7 +65,7 @@ void apply_verdict_rule(const PropositionSpec& spec, PropositionResult& out) {
   for (const auto& c : rule.cases) {
     bool all = true;
     for (const auto& o : out.obligations)
-      if (!rule.is_sanity(o.id)) all &= c.answers.at(o.id) == o.answer;
+      if (!rule.is_sanity(o.id)) all &= c.answers.at(o.id) == o.smt_answer();
     if (all) match = &c;
   }
   if (!match) {

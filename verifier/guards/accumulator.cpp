@@ -125,7 +125,7 @@ void guard_accumulator(GuardContext& g) {
                       smt::exact_decimal(bound) + " (error-budget model over the reals)",
                   memo_query("gain:" + std::to_string(ug) + ":" + std::to_string(us), [&] { return gain_query(ug, us); }), "unsat", "QF_NRA", /*decides=*/false);
   o.evidence = "accumulator " + accum + ", storage " + storage + ", state " + state;
-  if (o.answer == "unsat" && o.definite() && bound <= 2.0) {
+  if (o.answer == "unsat" && o.decided() && bound <= 2.0) {
     auto& d = g.warning("P6", "P6.gain_bound", cons->loc,
                         "fusion removes " + storage + " gradient rounding but " + state +
                             " state masks it: the precision gain is at most " + smt::exact_decimal(bound) +

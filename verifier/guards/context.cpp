@@ -10,13 +10,6 @@
 
 namespace fusecert::guards {
 
-bool Obligation::definite() const {
-  // An unsat answer decides only with satisfiable premises: over unsat ones
-  // every claim is unsat (vacuous), so it is neither proved nor refuted.
-  if (how == "smt") return answer == "sat" || (answer == "unsat" && premises == "sat");
-  return answer == "holds" || answer == "violated";
-}
-
 const ir::Op* GuardContext::consumer() const {
   return c.consumer >= 0 ? &m.ops[c.consumer] : nullptr;
 }
@@ -167,8 +160,8 @@ std::string decide(const std::vector<Obligation>& obs) {
   bool failed = false, open = false;
   for (auto& o : obs) {
     if (!o.decides) continue;
-    if (o.definite() && !o.holds()) failed = true;
-    if (!o.definite()) open = true;
+    if (o.decided() && !o.holds()) failed = true;
+    if (!o.decided()) open = true;
   }
   return failed ? "illegal" : open ? "inconclusive" : "legal";
 }
@@ -210,7 +203,7 @@ CandidateReport check_candidate(const ir::Module& m, const ir::Candidate& c, uns
   r.verdict = decide(r.obligations);
   if (r.verdict == "illegal") {
     for (auto& o : r.obligations) {
-      if (!o.decides || !o.definite() || o.holds()) continue;
+      if (!o.decides || !o.decided() || o.holds()) continue;
       Counterexample cx;
       cx.obligation = o.id;
       cx.summary = o.claim + " — fails";
@@ -227,7 +220,7 @@ CandidateReport check_candidate(const ir::Module& m, const ir::Candidate& c, uns
     // Structural witnesses (e.g. the sample point where a consumer body and
     // the reference update differ) join the counterexample.
     for (auto& o : r.obligations)
-      if (o.decides && o.how == "structural" && o.definite() && !o.holds())
+      if (o.decides && o.how == "structural" && o.decided() && !o.holds())
         for (auto& v : o.model)
           if (r.counterexample) r.counterexample->values.push_back({"sample: " + v.name, v.sort, v.value, v.bits});
   }

@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "verifier/core/obligation.h"
 #include "verifier/guards/facts.h"
 #include "verifier/ir/candidates.h"
 #include "verifier/ir/model.h"
@@ -35,35 +36,13 @@ namespace fusecert::guards {
 using Note = diag::Note;
 using Diagnostic = diag::Diagnostic;
 
-/// One discharged obligation. Structural ones say what was checked and what
-/// was found; SMT ones carry the exact SMT-LIB2 text that was solved.
-struct Obligation {
-  std::string id;          ///< "P9.locality"
-  std::string proposition; ///< "P9"
-  std::string how;         ///< "structural" | "smt"
-  std::string claim;       ///< what holding means
-  bool decides = true;     ///< false: informational (never changes the verdict)
-  std::string expected;    ///< structural: "holds"; smt: "unsat" / "sat"
-  std::string answer;      ///< structural: holds | violated | missing; smt: the solver's answer
-  std::string evidence;    ///< structural: what was counted / found
-  std::shared_ptr<const std::string> smt2;  ///< smt only: the text (shared by identical obligations)
-  std::string logic;       ///< smt only: QF_LIA, QF_NRA, QF_FP
-  bool fp_exp = false;     ///< smt only: uses non-standard FP sorts (bf16): cvc5 needs --fp-exp
-  double time_ms = 0;      ///< reported, never written into certificates
-  std::string reason;      ///< unknown / error reason
-  std::vector<smt::ModelValue> model;
-  /// smt only, when `answer` is unsat: the answer to the premises alone
-  /// (non-vacuity, verifier/smt); an unsat answer is definite only when it is sat.
-  std::string premises;
-  bool holds() const { return answer == expected; }
-  bool definite() const;
-};
-
-struct Counterexample {
-  std::string obligation;
-  std::string summary;
-  std::vector<smt::ModelValue> values;  ///< SMT model, or structural witnesses (name → value)
-};
+/// The obligation and counterexample types are the ones the proposition
+/// layer uses too (verifier/core/obligation.h): a candidate's obligation is
+/// structural or smt, its expected answer is holds (structural) or the
+/// solver's, and guards::decide maps the answers to legal / illegal /
+/// inconclusive.
+using Obligation = verifier::Obligation;
+using Counterexample = verifier::Counterexample;
 
 /// Everything certify knows about one candidate.
 struct CandidateReport {

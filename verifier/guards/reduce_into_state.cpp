@@ -309,7 +309,7 @@ void guard_reduce_into_state(GuardContext& g) {
     }
     o.evidence = what + " at " + coll.loc.str() + " (" + std::to_string(colls.size()) + " collective(s), ranks " +
                  ranks + "); f = " + b.role + " of " + source;
-    if (o.answer == "unsat" && o.definite()) {  // non-vacuous: the premises are satisfiable
+    if (o.answer == "unsat" && o.decided()) {  // non-vacuous: the premises are satisfiable
       auto& d = g.out.diags.emplace_back();
       d.severity = diag::Severity::Remark;
       d.rule = id;

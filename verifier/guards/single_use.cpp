@@ -177,7 +177,7 @@ void guard_single_use(GuardContext& g) {
     for (size_t i = 0; i < rec.roles.size(); ++i) roles += (i ? ", " : "") + std::string("in") + std::to_string(i) + "=" + rec.roles[i];
     for (size_t i = 0; i < rec.outputs.size(); ++i) roles += ", out" + std::to_string(i) + "=" + rec.outputs[i];
     o.evidence = "role assignment: " + roles;
-    if (o.answer == "unsat" && o.definite()) {  // non-vacuous: the premises are satisfiable
+    if (o.answer == "unsat" && o.decided()) {  // non-vacuous: the premises are satisfiable
       g.structural(id, claim, "holds",
                    "single use: operand " + std::to_string(c.consumer_operand) + " of the " + cons.name + " at " +
                        cons.loc.str() + ", proven to compute " + rec.kind);

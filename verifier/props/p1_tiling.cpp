@@ -274,7 +274,7 @@ void splitk_obligation(unsigned eb, unsigned sb, const std::string& fmt_name, co
                        Scope{fmt_name, "the K products p_k (every finite value)",
                              "K = " + std::to_string(K) + ", splits = " + std::to_string(splits), ""},
                        q, Answer::Sat, opt.timeout_ms);
-  if (ob.answer != Answer::Sat || !record_cex) return;
+  if (ob.smt_answer() != Answer::Sat || !record_cex) return;
   // Replay bit-exactly in C++: dY[k,i] = p_k, X[k,j] = 1.
   Native nat({});
   std::vector<double> pv, ones(static_cast<size_t>(K), 1.0);
@@ -306,7 +306,7 @@ void tied_obligation(const std::map<std::string, Param>& params, const ProveOpti
                        Scope{"reals", "W, m, v >= 0, g1, g2",
                              fixed_params(params, {"beta1", "beta2", "eps", "lam", "lr", "step"}), ""},
                        q, Answer::Sat, opt.timeout_ms);
-  if (ob.answer == Answer::Sat && !out.counterexample) {
+  if (ob.smt_answer() == Answer::Sat && !out.counterexample) {
     witness::F64Arith d(h.constants());
     double Wd = model_double(ob, "W"), md = model_double(ob, "m"), vd = model_double(ob, "v");
     double a = model_double(ob, "g1"), b = model_double(ob, "g2");
@@ -335,12 +335,12 @@ FUSECERT_ENCODER(encode_P1) {
   tied_obligation(params, opt, out);
   // The verdict is the rules file's (rules/propositions.yaml, verdict_rule).
   for (const auto& o : out.obligations) {
-    if (o.id == "P1.partition.int" && o.answer == Answer::Sat)
+    if (o.id == "P1.partition.int" && o.smt_answer() == Answer::Sat)
       out.notes.push_back("the kernels' tile grid misses, repeats or overruns an element: the partition fails");
-    if (o.id == "P1.korder.kernels" && o.answer == Answer::Sat)
+    if (o.id == "P1.korder.kernels" && o.smt_answer() == Answer::Sat)
       out.notes.push_back("a fused simt configuration's declared K order (kernels::k_order) is not the one-shot "
                           "sequential order, so its bits need not equal the one-shot step's");
-    if ((o.id == "P1.tiling.binary32" || o.id == "P1.epilogue.binary32") && o.answer == Answer::Sat)
+    if ((o.id == "P1.tiling.binary32" || o.id == "P1.epilogue.binary32") && o.smt_answer() == Answer::Sat)
       out.notes.push_back("the fused tile's bits differ from the one-shot step's: tiling independence fails");
   }
   if (opt.witnesses) {

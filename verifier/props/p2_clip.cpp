@@ -124,10 +124,10 @@ FUSECERT_ENCODER(encode_P2) {
   }
   const auto& ob = out.obligations;
   // Notes read only decided answers (an unsat over unsat premises proves nothing).
-  auto proved = [](const Obligation& o) { return o.decided() && o.answer == Answer::Unsat; };
+  auto proved = [](const Obligation& o) { return o.decided() && o.smt_answer() == Answer::Unsat; };
   bool identities = proved(ob[0]) && proved(ob[1]);
   const Obligation &rec_m = ob[4], &rec_v = ob[5];
-  bool m_unrecoverable = rec_m.answer == Answer::Sat, v_unrecoverable = rec_v.answer == Answer::Sat;
+  bool m_unrecoverable = rec_m.smt_answer() == Answer::Sat, v_unrecoverable = rec_v.smt_answer() == Answer::Sat;
   // The verdict is the rules file's (rules/propositions.yaml, verdict_rule).
   if (!identities)
     out.notes.push_back("an identity obligation did not hold: the encoding does not support the argument");

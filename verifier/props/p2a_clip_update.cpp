@@ -64,7 +64,7 @@ FUSECERT_ENCODER(encode_P2a) {
                          Scope{"reals", "W, m, v >= 0, g, c in (0, 1)",
                                fixed_params(params, {"beta1", "beta2", "eps", "lam", "lr"}) + ", step = 1", ""},
                          q, Answer::Sat, opt.timeout_ms);
-    if (ob.answer == Answer::Sat) {
+    if (ob.smt_answer() == Answer::Sat) {
       double Wd = model_double(ob, "W"), md = model_double(ob, "m"), vd = model_double(ob, "v");
       double gd = model_double(ob, "g"), cd = model_double(ob, "c");
       witness::F64Arith d(h.constants());

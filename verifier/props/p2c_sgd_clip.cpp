@@ -57,7 +57,7 @@ FUSECERT_ENCODER(encode_P2c) {
                          "in binary32 the two associations of the update can round differently (no bit-equality claim)",
                          Scope{"binary32", "g with |g| in [2^-20, 2^20], c in [2^-10, 1]", fixed_params(params, {"lr"}), ""},
                          q, Answer::Sat, opt.timeout_ms);
-    if (ob.answer == Answer::Sat) {
+    if (ob.smt_answer() == Answer::Sat) {
       float Wf = 0.0f, gf = static_cast<float>(model_double(ob, "g"));
       float cf = static_cast<float>(model_double(ob, "c")), lrf = static_cast<float>(h.lr);
       float x = Wf - lrf * (cf * gf), y = Wf - (lrf * cf) * gf;

@@ -108,7 +108,7 @@ FUSECERT_ENCODER(encode_P3) {
                          Scope{"reals", "v >= 0, the per-rank gradients G_r",
                                "R = " + std::to_string(R) + " ranks, " + fixed_params(params, {"beta2"}), ""},
                          q, Answer::Sat, opt.timeout_ms);
-    if (ob.answer == Answer::Sat) {
+    if (ob.smt_answer() == Answer::Sat) {
       double s = 0, ss = 0;
       for (long r = 0; r < R; ++r) {
         double g = model_double(ob, "G" + std::to_string(r));
@@ -123,7 +123,7 @@ FUSECERT_ENCODER(encode_P3) {
   }
   // The verdict is the rules file's (rules/propositions.yaml, verdict_rule).
   const auto& ob = out.obligations;
-  if (ob[4].answer == Answer::Sat)
+  if (ob[4].smt_answer() == Answer::Sat)
     out.notes.push_back("the trick is for affine A only: AdamW's quadratic v on per-rank partials is wrong "
                         "(counterexample), so the checker refuses it");
   if (opt.witnesses) {

@@ -54,7 +54,7 @@ FUSECERT_ENCODER(encode_P4) {
                                fixed_params(params, {"microbatches", "beta2"}), ""},
                          q, Answer::Sat,
                          opt.timeout_ms);
-    if (ob.answer == Answer::Sat) {
+    if (ob.smt_answer() == Answer::Sat) {
       double vv = model_double(ob, "v"), s = 0, ss = 0;
       for (long k = 0; k < n; ++k) {
         double g = model_double(ob, "g" + std::to_string(k));

@@ -73,7 +73,7 @@ FUSECERT_ENCODER(encode_P5) {
                          Scope{"reals", "m0, the gradients g_k, the routing routed_k",
                                fixed_params(params, {"unrolled_steps", "beta1"}), ""},
                          q, Answer::Sat, opt.timeout_ms);
-    if (ob.answer == Answer::Sat) out.counterexample = replay_routed(ob, h.beta1, n);
+    if (ob.smt_answer() == Answer::Sat) out.counterexample = replay_routed(ob, h.beta1, n);
   }
   {
     z3::context ctx;

@@ -79,7 +79,7 @@ FUSECERT_ENCODER(encode_P7) {
                          "ΔX GEMM, which then reads the updated W",
                          Scope{"integers", "the schedule positions", fixed_params(params, {"reads"}), ""},
                          q, Answer::Sat, opt.timeout_ms);
-    if (ob.answer == Answer::Sat) {
+    if (ob.smt_answer() == Answer::Sat) {
       auto pos = [&](const char* n) { return static_cast<long>(model_double(ob, n)); };
       long d = pos("pos_dY"), w = pos("pos_wgrad"), u = pos("pos_update"), r = pos("pos_readW0");
       Counterexample cx = counterexample_from(

@@ -62,7 +62,7 @@ FUSECERT_ENCODER(encode_P8) {
                          "flight are smaller",
                          Scope{"integers", "M, N, tile sizes Tm, Tn, tiles in flight P", "", ""},
                          q, Answer::Sat, opt.timeout_ms);
-    if (ob.answer == Answer::Sat) {
+    if (ob.smt_answer() == Answer::Sat) {
       auto v = [&](const char* n) { return static_cast<long>(model_double(ob, n)); };
       long M = v("M"), N = v("N"), Tm = v("Tm"), Tn = v("Tn"), P = v("P");
       Counterexample cx = counterexample_from(ob, "a " + std::to_string(M) + "x" + std::to_string(N) +

@@ -37,7 +37,7 @@ FUSECERT_ENCODER(encode_P9) {
                              "a row-statistics consumer (Adafactor) reads outside the producer tile for some tile size",
                              scope, ir::locality_query(ir::problem_for(ir::Locality::Row, shape)), Answer::Sat,
                              opt.timeout_ms);
-  if (row.answer == Answer::Sat) {
+  if (row.smt_answer() == Answer::Sat) {
     // Replay in C++: the row problem's maps are out(x) = (x0, x1), grad(x) = (x0, x2).
     auto v = [&](const char* n) { return static_cast<long>(model_double(row, n)); };
     long x0 = v("x0"), x1 = v("x1"), x2 = v("x2"), y0 = v("y0"), y1 = v("y1"), y2 = v("y2");

@@ -39,7 +39,7 @@ ordered_json counterexample_json(const std::optional<Counterexample>& cx) {
 
 // Non-vacuity: the answer to the premises alone (unsat results), else null.
 static ordered_json premises_json(const Obligation& o) {
-  return o.premises ? ordered_json(std::string(smt::to_string(*o.premises))) : ordered_json(nullptr);
+  return o.premises.empty() ? ordered_json(nullptr) : ordered_json(o.premises);
 }
 
 // What the answer covers (issue #19): theory, symbolic, fixed, and whether it
@@ -87,9 +87,9 @@ ordered_json render_json(const std::vector<PropositionResult>& rs, const Registr
       ordered_json j{{"id", o.id},
                      {"claim", o.claim},
                      {"scope", scope_json(o.scope)},
-                     {"smt2", o.smt2},
-                     {"expected", std::string(smt::to_string(o.expected))},
-                     {"answer", std::string(smt::to_string(o.answer))},
+                     {"smt2", o.query()},
+                     {"expected", o.expected},
+                     {"answer", o.answer},
                      {"time_ms", o.time_ms}};
       j["premises"] = premises_json(o);
       if (!o.reason.empty()) j["reason"] = o.reason;
@@ -125,9 +125,9 @@ ordered_json render_certificate(const PropositionResult& r, const Registry& reg)
                    {"claim", o.claim},
                    {"scope", scope_json(o.scope)},
                    {"how", "smt"},
-                   {"smt2", o.smt2},
-                   {"expected", std::string(smt::to_string(o.expected))},
-                   {"answer", std::string(smt::to_string(o.answer))},
+                   {"smt2", o.query()},
+                   {"expected", o.expected},
+                   {"answer", o.answer},
                    {"premises", premises_json(o)}});
   ordered_json c = {{"format", "fusecert-proposition-certificate/2"},
           {"tool", {{"name", "fusecert"}, {"version", tool_version()}}},

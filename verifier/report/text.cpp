@@ -40,9 +40,9 @@ std::string render_text(const std::vector<PropositionResult>& rs, bool verbose) 
       o << "\n";
     }
     for (const auto& ob : r.obligations) {
-      o << (ob.scope.evidence() ? "  obligation " : "  sanity check ") << ob.id << ": " << smt::to_string(ob.answer)
+      o << (ob.scope.evidence() ? "  obligation " : "  sanity check ") << ob.id << ": " << smt::to_string(ob.smt_answer())
         << " (expected "
-        << smt::to_string(ob.expected) << ", " << num(ob.time_ms) << " ms" << (ob.cached ? ", cached" : "") << ")"
+        << smt::to_string(ob.smt_expected()) << ", " << num(ob.time_ms) << " ms" << (ob.cached ? ", cached" : "") << ")"
         << (ob.answer != ob.expected ? "  <-- unexpected" : "") << "\n";
       o << "      " << ob.claim << "\n";
       // The approximation disclosure (issue #19): what the answer covers.
@@ -50,11 +50,11 @@ std::string render_text(const std::vector<PropositionResult>& rs, bool verbose) 
         << "; fixed: " << (ob.scope.fixed.empty() ? "nothing" : ob.scope.fixed) << "\n";
       if (!ob.scope.evidence()) o << "      not evidence (holds by construction): " << ob.scope.definitional << "\n";
       if (!ob.reason.empty()) o << "      solver: " << ob.reason << "\n";
-      if (ob.premises)
-        o << "      premises alone: " << smt::to_string(*ob.premises)
-          << (*ob.premises == smt::Answer::Sat ? " (non-vacuous)" : "  <-- not proved") << "\n";
+      if (ob.smt_premises())
+        o << "      premises alone: " << smt::to_string(*ob.smt_premises())
+          << (*ob.smt_premises() == smt::Answer::Sat ? " (non-vacuous)" : "  <-- not proved") << "\n";
       if (!ob.premises_reason.empty()) o << "      premises: " << ob.premises_reason << "\n";
-      if (verbose) o << ob.smt2 << "\n";
+      if (verbose) o << ob.query() << "\n";
     }
     if (r.counterexample) {
       const auto& c = *r.counterexample;
