@@ -20,14 +20,20 @@ run docs_sarif "$BIN" docs --repo-root "$SRC/fixtures/docs" --today 2026-09-01 -
 check docs-report.schema.json "$W/docs_fail.json" "$W/docs_pass.json"
 check sarif.schema.json "$W/docs_sarif.json"
 
-# certify: legal, illegal (with a counterexample), inconclusive, an input error.
+# certify: legal, illegal (with a counterexample), inconclusive, an input
+# error; and two JAX/optax StableHLO steps (legal adamw, illegal lamb), whose
+# candidates are of the `dag` form (issue #21).
 printf 'func.func @f( {\n' >"$W/broken.mlir"
-set -- "$IR/adamw_tessera.mlir" "$IR/split_k_tessera.mlir" "$IR/missing_keys_linalg.mlir" "$W/broken.mlir"
+HLO=$SRC/fixtures/stablehlo
+set -- "$IR/adamw_tessera.mlir" "$IR/split_k_tessera.mlir" "$IR/missing_keys_linalg.mlir" "$W/broken.mlir" \
+  "$HLO/optax_adamw.f32.stablehlo.mlir" "$HLO/optax_lamb.f32.stablehlo.mlir"
 run certify "$BIN" certify "$@" --format json --out "$W/certs"
 run certify_sarif "$BIN" certify "$@" --format sarif
 check certify-report.schema.json "$W/certify.json"
 check sarif.schema.json "$W/certify_sarif.json"
 check certificate.schema.json "$W"/certs/*.cert.json
+grep -q '"form": "dag"' "$W/certify.json" || fail "certify: no candidate of the dag form in the StableHLO inputs"
+ls "$W"/certs/optax_adamw.f32.stablehlo.*.cert.json >/dev/null 2>&1 || fail "certify: no certificate for the legal StableHLO step"
 mkdir -p "$W/tree/sub" && cp "$IR/adamw_linalg.mlir" "$IR/global_clip_linalg.mlir" "$W/tree/" && cp "$W/broken.mlir" "$W/tree/sub/"
 run index "$BIN" certify -r "$W/tree" --out "$W/treeout" --format json
 check certify-index.schema.json "$W/index.json" "$W/treeout/index.json"
