@@ -187,12 +187,19 @@ EvidenceRow evidence_fused_vs_host() {
   FK_CHECK(check_sqrt_refined(&sq));
   const bool sqrt_ok = sq.in_range_mismatches == 0 && sq.select_mismatches == 0 &&
                        sq.in_range == sq.range_max_bits - sq.range_min_bits + 1ull;
-  row.passed = mismatches == 0 && worst_grad_rel < 1e-5 && sqrt_ok;
+  // The division the _pingpong epilogue takes when div_is_rn accepts it
+  // (div_checked.cuh): the accepted quotients against __fdiv_rn.
+  DivCheckedCheck dv;
+  FK_CHECK(check_div_checked(&dv));
+  const bool div_ok = dv.accepted_mismatches == 0 && dv.pairs == (1ull << 32);
+  row.passed = mismatches == 0 && worst_grad_rel < 1e-5 && sqrt_ok && div_ok;
   row.summary = std::to_string(cases) + " cases, " + std::to_string(mismatches) +
                 " mismatching elements; mma accumulator rel. L2 error vs sequential fp32 " +
                 Json(worst_grad_rel).dump() + "; refined sqrt vs __fsqrt_rn on all 2^32 patterns: " +
                 std::to_string(sq.in_range_mismatches) + " differ in its range, " +
-                std::to_string(sq.select_mismatches) + " with the range check";
+                std::to_string(sq.select_mismatches) + " with the range check; checked division: " +
+                std::to_string(dv.accepted_mismatches) + " of " + std::to_string(dv.accepted) +
+                " accepted quotients differ from __fdiv_rn on 2^32 pairs";
   Json names = Json::array();
   for (const auto& c : tensor_core) names.push_back(c.name());
   row.details = {{"cases", cases},
@@ -219,6 +226,18 @@ EvidenceRow evidence_fused_vs_host() {
                    {"outside_mismatches", sq.outside_mismatches},
                    {"select_mismatches", sq.select_mismatches},
                    {"passed", sqrt_ok}}},
+                 {"div_checked",
+                  {{"what", "div_guess (rcp.approx, one correction of the quotient) kept where "
+                            "div_is_rn accepts it, vs __fdiv_rn, bits, 2^32 pairs: half random "
+                            "bits, half epilogue magnitudes (two NaNs compare equal)"},
+                   {"pairs", dv.pairs},
+                   {"epilogue_like_pairs", dv.epilogue_like_pairs},
+                   {"accepted", dv.accepted},
+                   {"accepted_mismatches", dv.accepted_mismatches},
+                   {"guess_mismatches", dv.guess_mismatches},
+                   {"refused_correct", dv.refused_correct},
+                   {"epilogue_like_accepted", dv.epilogue_like_accepted},
+                   {"passed", div_ok}}},
                  {"failures", failures}};
   return row;
 }

@@ -56,6 +56,20 @@ TEST_F(Gpu, RefinedSqrtEqualsIeeeSqrtOnEveryPattern) {
   EXPECT_GT(c.outside_mismatches, 0u);
 }
 
+// The checked division of the _pingpong epilogue (issue #20 step 12):
+// every quotient div_is_rn accepts is __fdiv_rn's, bit for bit; the guess
+// alone does differ (so the test is needed and the comparison can fail),
+// and in the epilogue's magnitudes nearly every guess is accepted (else the
+// batch would fall back to __fdiv_rn and gain nothing).
+TEST_F(Gpu, CheckedDivisionAcceptsOnlyIeeeQuotients) {
+  fk::DivCheckedCheck c;
+  ASSERT_EQ(fk::check_div_checked(&c), cudaSuccess);
+  EXPECT_EQ(c.pairs, 1ull << 32);
+  EXPECT_EQ(c.accepted_mismatches, 0u);
+  EXPECT_GT(c.guess_mismatches, 0u);
+  EXPECT_GT(c.epilogue_like_accepted, c.epilogue_like_pairs - c.epilogue_like_pairs / 1000);
+}
+
 TEST_F(Gpu, RejectsShapesTheTensorCoreKernelCannotTake) {
   const fk::Shape s{48, 100, 128};  // N % 128 != 0, BT % 32 != 0
   fk::StepParams p = fk::make_step_params(fk::StepParams{});

@@ -79,6 +79,22 @@ struct SqrtRefinedCheck {
 };
 cudaError_t check_sqrt_refined(SqrtRefinedCheck* out);
 
+/// The check of the _pingpong epilogue's division (div_checked.cuh):
+/// div_guess(a, b), accepted by div_is_rn or not, against __fdiv_rn(a, b)
+/// by their bits on 2^32 operand pairs (half of random bits, half in the
+/// epilogue's magnitudes). div_is_rn is proved to accept only correctly
+/// rounded quotients (docs/kernels.md); this measures it.
+struct DivCheckedCheck {
+  unsigned long long pairs = 0;                  ///< 2^32
+  unsigned long long epilogue_like_pairs = 0;    ///< 2^31 of them
+  unsigned long long accepted = 0;               ///< div_is_rn true
+  unsigned long long accepted_mismatches = 0;    ///< accepted but != __fdiv_rn: must be 0
+  unsigned long long guess_mismatches = 0;       ///< div_guess != __fdiv_rn: why the test is there
+  unsigned long long refused_correct = 0;        ///< refused although the guess was right
+  unsigned long long epilogue_like_accepted = 0; ///< how often the batch keeps its guesses
+};
+cudaError_t check_div_checked(DivCheckedCheck* out);
+
 /// Fill n bf16 values with deterministic pseudo-random N(0,1)-like values
 /// (sum of uniforms) scaled by `scale`, on the device.
 cudaError_t fill_random_device(void* p, DType t, std::size_t n, std::uint64_t seed, float scale,
