@@ -25,7 +25,9 @@
 // square roots of a batch go through sqrt_refined (no slow-path branch per
 // element) when all lie in its range, the step's scalars sit in registers,
 // bf16 pairs are packed by one conversion, and the test-only accumulator
-// dump is a separate loop.
+// dump is a separate loop. Step 12: the `_cdiv` configurations (128 x 128,
+// FD) also take a batch's AdamW divisions without __fdiv_rn's branch per
+// element, by the checked division (div_checked.cuh), in batches of 4 pairs.
 // K order: one wgmma per 16-token chunk, chunks ascending (as every wgmma
 // configuration); the optimizer is optim.h's, element by element — the same
 // bits as the host reference applied to the kernel's accumulator.
@@ -34,6 +36,7 @@
 #include <cuda_bf16.h>
 
 #include "fusecert/kernels/cuda_api.h"
+#include "div_checked.cuh"
 #include "sqrt_refined.cuh"
 #include "tma.cuh"
 #include "wgmma_ops.cuh"
@@ -59,6 +62,10 @@ constexpr int kMaxSlots = 32;
 #ifndef FK_PP_PARAMREGS
 #define FK_PP_PARAMREGS 1
 #endif
+// The kernel's FD parameter (TileConfig::checked_div, `_cdiv`) takes a
+// batch's divisions by div_guess and keeps them when div_is_rn accepts
+// every one (div_checked.cuh), else __fdiv_rn for the whole batch: the same
+// bits; without it, __fdiv_rn per element (its own slow-path branch each).
 // FK_PP_STAGES: depth of the dY/X stage ring (the W/m/v slice ring takes the
 // shared memory left over, so a deeper pipe means fewer slices ahead).
 #ifndef FK_PP_STAGES
@@ -162,7 +169,7 @@ __device__ __forceinline__ void st_pair(unsigned a, float x, float y) {
 /// place. All of the batch's loads are issued before its first update, so
 /// their latencies and the updates' dependent chains (the square root, then
 /// the division) overlap.
-template <Optimizer O, DType WT, DType ST, int P0, int NP>
+template <Optimizer O, DType WT, DType ST, int P0, int NP, bool kFastDiv>
 __device__ __forceinline__ void epilogue_batch(const float (&g)[16], int j0, const StepParams& p,
                                                bool seeded, unsigned ws, unsigned ms, unsigned vs,
                                                const SliceLane<WT>& wl, const SliceLane<ST>& sl) {
@@ -222,10 +229,39 @@ __device__ __forceinline__ void epilogue_batch(const float (&g)[16], int j0, con
 #pragma unroll
           for (int e = 0; e < 2; ++e) r[i][e] = fk_sqrt(v[i][e]);
       }
+      if constexpr (kFastDiv) {
+        // The batch's divisions: candidates by div_guess, kept only when
+        // div_is_rn proves every one correctly rounded, else __fdiv_rn for
+        // all (optim.h's adamw_weight in its parts: the same bits).
+        float num[NP][2], den[NP][2], q[NP][2];
+        unsigned all_rn = 1u;  // `&`, not `&&`: no branch per element
+#pragma unroll
+        for (int i = 0; i < NP; ++i)
+#pragma unroll
+          for (int e = 0; e < 2; ++e) {
+            num[i][e] = adamw_numerator(p, m[i][e]);
+            den[i][e] = adamw_denominator(p, r[i][e]);
+            q[i][e] = detail::div_guess(num[i][e], den[i][e]);
+            all_rn &= static_cast<unsigned>(detail::div_is_rn(num[i][e], den[i][e], q[i][e]));
+          }
+        if (!all_rn) {
+#pragma unroll
+          for (int i = 0; i < NP; ++i)
+#pragma unroll
+            for (int e = 0; e < 2; ++e) q[i][e] = fk_div(num[i][e], den[i][e]);
+        }
+#pragma unroll
+        for (int i = 0; i < NP; ++i)
+#pragma unroll
+          for (int e = 0; e < 2; ++e) w[i][e] = adamw_apply(p, w[i][e], q[i][e]);
+      } else {
+#pragma unroll
+        for (int i = 0; i < NP; ++i)
+#pragma unroll
+          for (int e = 0; e < 2; ++e) w[i][e] = adamw_weight(p, w[i][e], m[i][e], r[i][e]);
+      }
 #pragma unroll
       for (int i = 0; i < NP; ++i) {
-#pragma unroll
-        for (int e = 0; e < 2; ++e) w[i][e] = adamw_weight(p, w[i][e], m[i][e], r[i][e]);
         st_pair<ST>(vs + sa[i], v[i][0], v[i][1]);
         st_pair<ST>(ms + sa[i], m[i][0], m[i][1]);
         st_pair<WT>(wa[i], w[i][0], w[i][1]);
@@ -245,12 +281,13 @@ __device__ __forceinline__ void epilogue_batch(const float (&g)[16], int j0, con
 /// One group of four 8-column blocks, both row halves: 8 pairs in batches
 /// of NP (8 with the 232 registers of two warpgroups; fewer live values with
 /// the 104 of four).
-template <Optimizer O, DType WT, DType ST, int NP, int P0 = 0>
+template <Optimizer O, DType WT, DType ST, int NP, bool kFastDiv, int P0 = 0>
 __device__ __forceinline__ void epilogue_group(const float (&g)[16], int j0, const StepParams& p,
                                                bool seeded, unsigned ws, unsigned ms, unsigned vs,
                                                const SliceLane<WT>& wl, const SliceLane<ST>& sl) {
-  epilogue_batch<O, WT, ST, P0, NP>(g, j0, p, seeded, ws, ms, vs, wl, sl);
-  if constexpr (P0 + NP < 8) epilogue_group<O, WT, ST, NP, P0 + NP>(g, j0, p, seeded, ws, ms, vs, wl, sl);
+  epilogue_batch<O, WT, ST, P0, NP, kFastDiv>(g, j0, p, seeded, ws, ms, vs, wl, sl);
+  if constexpr (P0 + NP < 8)
+    epilogue_group<O, WT, ST, NP, kFastDiv, P0 + NP>(g, j0, p, seeded, ws, ms, vs, wl, sl);
 }
 
 /// The step's scalars as register values: the empty asm makes each opaque,
@@ -278,7 +315,7 @@ __device__ __forceinline__ void setmaxnreg_dec() {
 #endif
 }
 
-template <int S, int NC, int BN, Optimizer O, DType WT, DType ST>
+template <int S, int NC, int BN, Optimizer O, DType WT, DType ST, bool FD>
 __global__ void __launch_bounds__(PCfg<S, NC, BN>::kThreads, 1)
     fused_wgmma_pingpong_kernel(const __grid_constant__ CUtensorMap tmA,
                                 const __grid_constant__ CUtensorMap tmB,
@@ -404,7 +441,12 @@ __global__ void __launch_bounds__(PCfg<S, NC, BN>::kThreads, 1)
 #ifndef FK_PP_BATCH4
 #define FK_PP_BATCH4 2
 #endif
-  constexpr int kBatch = NC == 2 ? 8 : FK_PP_BATCH4;
+#ifndef FK_PP_BATCH2
+#define FK_PP_BATCH2 4
+#endif
+  // With the checked division the batch holds 4 pairs: with 8 its extra
+  // live values spill (issue #20 step 12).
+  constexpr int kBatch = NC == 2 ? (FD ? FK_PP_BATCH2 : 8) : FK_PP_BATCH4;
 #ifndef FK_PP_UNROLL
 #define FK_PP_UNROLL 1
 #endif
@@ -485,7 +527,8 @@ __global__ void __launch_bounds__(PCfg<S, NC, BN>::kThreads, 1)
           float g[16];
 #pragma unroll
           for (int i = 0; i < 16; ++i) g[i] = acc0[16 * u + i];
-          epilogue_group<O, WT, ST, kBatch>(g, j0 + 4 * u, pe, seeded, ws, ms, vs, wlane, slane);
+          epilogue_group<O, WT, ST, kBatch, FD>(g, j0 + 4 * u, pe, seeded, ws, ms, vs, wlane,
+                                                        slane);
         }
 #pragma unroll
         for (int i = 0; i < kAcc - 16 * kU; ++i) acc0[i] = acc0[i + 16 * kU];
@@ -513,12 +556,12 @@ __global__ void __launch_bounds__(PCfg<S, NC, BN>::kThreads, 1)
   if (lane == 0) detail::tma_store_wait_all();
 }
 
-template <int S, int NC, int BN, Optimizer O, DType WT, DType ST>
+template <int S, int NC, int BN, Optimizer O, DType WT, DType ST, bool FD>
 cudaError_t launch_pingpong(const StepParams& p, const Shape& s, const bf16* dY, const bf16* X,
                             void* W, void* m, void* v, float* dump, cudaStream_t stream) {
   using C = PCfg<S, NC, BN>;
   constexpr int kBN = BN;
-  auto kernel = fused_wgmma_pingpong_kernel<S, NC, BN, O, WT, ST>;
+  auto kernel = fused_wgmma_pingpong_kernel<S, NC, BN, O, WT, ST, FD>;
   static int sms = 0;
   if (sms == 0) {
     cudaError_t e =
@@ -552,15 +595,15 @@ cudaError_t launch_pingpong(const StepParams& p, const Shape& s, const bf16* dY,
   return cudaGetLastError();
 }
 
-template <int S, int NC, int BN, Optimizer O>
+template <int S, int NC, int BN, Optimizer O, bool FD>
 cudaError_t launch_types(const StepParams& p, const Shape& s, const bf16* dY, const bf16* X,
                          void* W, DType wt, void* m, void* v, DType st, float* dump,
                          cudaStream_t stream) {
   constexpr DType F = DType::f32, B = DType::bf16;
-  if (wt == B && st == B) return launch_pingpong<S, NC, BN, O, B, B>(p, s, dY, X, W, m, v, dump, stream);
-  if (wt == B && st == F) return launch_pingpong<S, NC, BN, O, B, F>(p, s, dY, X, W, m, v, dump, stream);
-  if (wt == F && st == B) return launch_pingpong<S, NC, BN, O, F, B>(p, s, dY, X, W, m, v, dump, stream);
-  return launch_pingpong<S, NC, BN, O, F, F>(p, s, dY, X, W, m, v, dump, stream);
+  if (wt == B && st == B) return launch_pingpong<S, NC, BN, O, B, B, FD>(p, s, dY, X, W, m, v, dump, stream);
+  if (wt == B && st == F) return launch_pingpong<S, NC, BN, O, B, F, FD>(p, s, dY, X, W, m, v, dump, stream);
+  if (wt == F && st == B) return launch_pingpong<S, NC, BN, O, F, B, FD>(p, s, dY, X, W, m, v, dump, stream);
+  return launch_pingpong<S, NC, BN, O, F, F, FD>(p, s, dY, X, W, m, v, dump, stream);
 }
 
 }  // namespace
@@ -572,28 +615,33 @@ cudaError_t launch_fused_wgmma_pingpong(const TileConfig& cfg, const StepParams&
   if (cfg.bm != kBM || cfg.bk != kBK) return cudaErrorInvalidValue;
   // 128 x 128 tiles: two math warpgroups; 128 x 64: four (half the
   // accumulator each, twice the warps in the epilogue).
-#define FK_PP_DISPATCH(S, NC, BN)                                                               \
+#define FK_PP_DISPATCH(S, NC, BN, FD)                                                           \
   switch (p.opt) {                                                                             \
     case Optimizer::adamw:                                                                     \
-      return launch_types<S, NC, BN, Optimizer::adamw>(p, s, dY, X, W, wt, m, v, st, dump,     \
-                                                       stream);                                \
+      return launch_types<S, NC, BN, Optimizer::adamw, FD>(p, s, dY, X, W, wt, m, v, st, dump, \
+                                                           stream);                            \
     case Optimizer::sgd_momentum:                                                              \
-      return launch_types<S, NC, BN, Optimizer::sgd_momentum>(p, s, dY, X, W, wt, m, v, st,    \
-                                                              dump, stream);                   \
+      return launch_types<S, NC, BN, Optimizer::sgd_momentum, false>(p, s, dY, X, W, wt, m, v, \
+                                                                     st, dump, stream);        \
     case Optimizer::momentum_state:                                                            \
-      return launch_types<S, NC, BN, Optimizer::momentum_state>(p, s, dY, X, W, wt, m, v, st,  \
-                                                                dump, stream);                 \
+      return launch_types<S, NC, BN, Optimizer::momentum_state, false>(p, s, dY, X, W, wt, m,  \
+                                                                       v, st, dump, stream);   \
   }
   // The stage-ring depths instantiated (tiling.cpp's wgmma_configs()): the
-  // default FK_PP_STAGES for both tile widths, 4 for 128 x 128, 5 for 128 x 64.
+  // default FK_PP_STAGES for both tile widths, 4 for 128 x 128, 5 for 128 x 64;
+  // the checked division (AdamW only: SGD has no division) for 128 x 128 at
+  // the default depth and at 4.
   const int stages = cfg.stages ? cfg.stages : FK_PP_STAGES;
-  if (cfg.bn == 128 && stages == FK_PP_STAGES) FK_PP_DISPATCH(FK_PP_STAGES, 2, 128)
-  if (cfg.bn == 64 && stages == FK_PP_STAGES) FK_PP_DISPATCH(FK_PP_STAGES, 4, 64)
+  if (cfg.checked_div && cfg.bn != 128) return cudaErrorInvalidValue;
+  if (cfg.bn == 128 && stages == FK_PP_STAGES && !cfg.checked_div) FK_PP_DISPATCH(FK_PP_STAGES, 2, 128, false)
+  if (cfg.bn == 128 && stages == FK_PP_STAGES && cfg.checked_div) FK_PP_DISPATCH(FK_PP_STAGES, 2, 128, true)
+  if (cfg.bn == 64 && stages == FK_PP_STAGES) FK_PP_DISPATCH(FK_PP_STAGES, 4, 64, false)
 #if FK_PP_STAGES != 4
-  if (cfg.bn == 128 && stages == 4) FK_PP_DISPATCH(4, 2, 128)
+  if (cfg.bn == 128 && stages == 4 && !cfg.checked_div) FK_PP_DISPATCH(4, 2, 128, false)
+  if (cfg.bn == 128 && stages == 4 && cfg.checked_div) FK_PP_DISPATCH(4, 2, 128, true)
 #endif
 #if FK_PP_STAGES != 5
-  if (cfg.bn == 64 && stages == 5) FK_PP_DISPATCH(5, 4, 64)
+  if (cfg.bn == 64 && stages == 5) FK_PP_DISPATCH(5, 4, 64, false)
 #endif
 #undef FK_PP_DISPATCH
   return cudaErrorInvalidValue;

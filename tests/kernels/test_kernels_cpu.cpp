@@ -115,6 +115,28 @@ TEST(Tiling, UnsupportedShapes) {
   EXPECT_EQ(fk::unsupported_reason(fk::wgmma_configs()[2], {128, 128, 256}), "");
 }
 
+// The checked division (issue #20 step 12) is a configuration of the 128 x 128
+// ping-pong only: it is named, instantiated for both of that kernel's ring
+// depths, and refused on any other engine or tile width.
+TEST(Tiling, CheckedDivisionIsAPingPongConfiguration) {
+  int named = 0;
+  for (const auto& c : fk::wgmma_configs())
+    if (c.checked_div) {
+      ++named;
+      EXPECT_EQ(c.epilogue, 5);
+      EXPECT_EQ(c.bn, 128);
+      EXPECT_NE(c.name().find("_cdiv"), std::string::npos) << c.name();
+      EXPECT_EQ(fk::unsupported_reason(c, {512, 256, 256}), "") << c.name();
+    }
+  EXPECT_EQ(named, 2);
+  fk::TileConfig tma2{fk::Engine::wgmma, 128, 128, 64, 4};
+  tma2.checked_div = true;
+  EXPECT_NE(fk::unsupported_reason(tma2, {512, 256, 256}), "");
+  fk::TileConfig narrow{fk::Engine::wgmma, 128, 64, 64, 5};
+  narrow.checked_div = true;
+  EXPECT_NE(fk::unsupported_reason(narrow, {512, 256, 256}), "");
+}
+
 struct Case {
   fk::Shape s;
   std::vector<fk::bf16> dY, X;

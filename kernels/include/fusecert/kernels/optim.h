@@ -61,12 +61,23 @@ FK_HD void adamw_moments(const StepParams& p, float g, float& m, float& v) {
   m = fk_add(fk_mul(p.beta1, m), fk_mul(p.one_minus_beta1, g));
   v = fk_add(fk_mul(p.beta2, v), fk_mul(p.one_minus_beta2, fk_mul(g, g)));
 }
+/// AdamW's weight update in three parts around its one division: the
+/// numerator step_size*m, the denominator sqrt_v*inv_sqrt_bc2 + eps, and the
+/// decayed weight minus the quotient (a kernel may compute the quotient by
+/// another sequence whose result it proves correctly rounded: the bits are
+/// the same).
+FK_HD float adamw_numerator(const StepParams& p, float m) { return fk_mul(p.step_size, m); }
+FK_HD float adamw_denominator(const StepParams& p, float sqrt_v) {
+  return fk_add(fk_mul(sqrt_v, p.inv_sqrt_bc2), p.eps);
+}
+FK_HD float adamw_apply(const StepParams& p, float w, float quotient) {
+  return fk_sub(fk_mul(w, p.decay), quotient);
+}
 /// AdamW's new weight from w, the new m and sqrt_v = fk_sqrt(new v) (a
 /// kernel may compute that square root by another correctly rounded
 /// sequence: the bits are the same).
 FK_HD float adamw_weight(const StepParams& p, float w, float m, float sqrt_v) {
-  const float denom = fk_add(fk_mul(sqrt_v, p.inv_sqrt_bc2), p.eps);
-  return fk_sub(fk_mul(w, p.decay), fk_div(fk_mul(p.step_size, m), denom));
+  return adamw_apply(p, w, fk_div(adamw_numerator(p, m), adamw_denominator(p, sqrt_v)));
 }
 /// One AdamW element update. g: gradient (binary32); w, m, v in/out.
 FK_HD void adamw_update(const StepParams& p, float g, float& w, float& m, float& v) {

@@ -51,6 +51,11 @@ struct TileConfig {
   /// ring takes the shared memory left over, so a deeper pipe holds fewer
   /// slices ahead: deeper wins at large BT and with bf16 states (docs/kernels.md, step 11).
   int stages = 0;
+  /// epilogue 5 with 128 x 128 tiles only (`_cdiv`): AdamW's divisions of a
+  /// batch by the checked division (div_checked.cuh; __fdiv_rn's bits), which
+  /// wins where the epilogue is the limit (BT 512) and loses at BT >= 2048
+  /// (docs/kernels.md, step 12); the benchmark picks per shape.
+  bool checked_div = false;
   std::string name() const;
 };
 
