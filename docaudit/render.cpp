@@ -4,6 +4,7 @@
 
 #include <map>
 
+#include "support/diag/report_format.h"
 #include "support/diag/sarif.h"
 
 namespace fusecert::docaudit {
@@ -17,6 +18,7 @@ std::string render_text(const CheckResult& res, const diag::TextRenderer& engine
 
 std::string render_json(const CheckResult& res, const std::string& version) {
   nlohmann::ordered_json j;
+  j["schema"] = diag::kDocsReportFormat;
   j["tool"] = "fusecert docs";
   j["version"] = version;
   j["files"] = res.files;

@@ -46,6 +46,7 @@ TEST(Render, TextIsCompilerStyle) {
 
 TEST(Render, JsonCarriesEveryField) {
   json j = json::parse(render_json(sample(), "0.1.0"));
+  EXPECT_EQ(j["schema"], "fusecert-docs-report/1");  // docs/diagnostics.md "Format versions"
   ASSERT_EQ(j["findings"].size(), 2u);
   EXPECT_EQ(j["findings"][0]["rule"], "anchor.broken-link");
   EXPECT_EQ(j["findings"][0]["line"], 3);

@@ -70,4 +70,9 @@ run q_many "$BIN" query "list" "prove P2 beta1=0" "cx P2" "obligations P2" "solv
   "load $IR/global_clip_linalg.mlir" "candidates" "why 1" "cx" "prov P2" --format json
 check query-reply.schema.json "$W/q_one.json" "$W/q_many.json"
 
+# Every report names its format (docs/diagnostics.md "Format versions").
+for f in docs_fail docs_pass certify cc_valid cc_mixed tv_eq tv_err prove q_one; do
+  grep -q '"schema": "fusecert-[a-z-]*/[0-9]*"' "$W/$f.json" || fail "$f: no \"schema\" format version"
+done
+
 finish

@@ -14,6 +14,7 @@
 #include <iostream>
 
 #include "support/diag/render.h"
+#include "support/diag/report_format.h"
 #include "support/diag/sarif.h"
 #include "support/files.h"
 #include "support/sha256.h"
@@ -188,7 +189,8 @@ void add_check_cert_command(CLI::App& app, int& exit_code) {
         std::cout << engine.render(ds);
       }
     }
-    if (o->format == "json") std::cout << all.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+    if (o->format == "json")
+      std::cout << nlohmann::json{{"schema", diag::kCheckCertReportFormat}, {"certificates", all}}.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     if (o->format == "sarif")
       std::cout << diag::sarif::render(sarif).dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << "\n";
     exit_code = diag::code(rc);

@@ -11,6 +11,7 @@
 
 #include "shell/repl.h"
 #include "shell/session.h"
+#include "support/diag/report_format.h"
 #include "tools/fusecert/commands.h"
 
 #ifndef FUSECERT_VERSION
@@ -63,7 +64,9 @@ int run_query(const ShellArgs& a) {
     if (r.json.contains("command") || r.status != shell::kAnswered) r.json["input"] = c;
     worst = shell::worse_status(worst, r.status);
     if (a.format == "json") {
-      all.push_back(r.json);
+      nlohmann::ordered_json reply = {{"schema", diag::kQueryReplyFormat}};  // every reply, one or several
+      reply.update(r.json);
+      all.push_back(std::move(reply));
     } else if (r.status == shell::kAnswered) {
       std::cout << r.text;
     } else {

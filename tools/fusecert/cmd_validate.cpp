@@ -9,6 +9,7 @@
 #include <iostream>
 
 #include "support/diag/render.h"
+#include "support/diag/report_format.h"
 #include "support/diag/sarif.h"
 #include "support/files.h"
 #include "tools/fusecert/commands.h"
@@ -63,7 +64,7 @@ void add_validate_command(CLI::App& app, int& exit_code) {
       }
     }
     if (o->format == "json") {
-      nlohmann::json j = {{"verdict", v.verdict}, {"certificates", certs}};
+      nlohmann::json j = {{"schema", diag::kValidateReportFormat}, {"verdict", v.verdict}, {"certificates", certs}};
       nlohmann::json diags = nlohmann::json::array();
       for (auto& d : v.diags) diags.push_back(diag::to_json(d));
       j["diagnostics"] = diags;

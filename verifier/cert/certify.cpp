@@ -12,6 +12,7 @@
 
 #include "support/diag/exit_code.h"
 #include "support/diag/render.h"
+#include "support/diag/report_format.h"
 #include "support/diag/sarif.h"
 #include "support/files.h"
 #include "support/sha256.h"
@@ -538,7 +539,10 @@ json render_json(const std::vector<InputReport>& in, const std::string& tool_ver
     if (r.split) f["split"] = {{"index", r.split->index}, {"line", r.split->line}, {"count", r.split->count}};
     files.push_back(std::move(f));
   }
-  return {{"tool", {{"name", "fusecert"}, {"version", tool_version}}}, {"inputs", files}, {"exit_code", exit_code(in)}};
+  return {{"schema", diag::kCertifyReportFormat},
+          {"tool", {{"name", "fusecert"}, {"version", tool_version}}},
+          {"inputs", files},
+          {"exit_code", exit_code(in)}};
 }
 
 json render_sarif(const std::vector<InputReport>& in, const std::string& tool_version) {

@@ -2,6 +2,7 @@
 
 #include "verifier/report/report.h"
 
+#include "support/diag/report_format.h"
 #include "support/sha256.h"
 
 namespace fusecert::verifier::report {
@@ -113,7 +114,8 @@ ordered_json render_json(const std::vector<PropositionResult>& rs, const Registr
                      {"notes", r.notes},
                      {"time_ms", r.time_ms}});
   }
-  return {{"tool", {{"name", "fusecert"}, {"version", tool_version()}, {"z3", z3_version()}}},
+  return {{"schema", diag::kProveReportFormat},
+          {"tool", {{"name", "fusecert"}, {"version", tool_version()}, {"z3", z3_version()}}},
           {"rules_sha256", reg.sha256},
           {"propositions", props}};
 }
