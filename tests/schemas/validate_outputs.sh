@@ -3,7 +3,8 @@
 # and validated against its schema under docs/schemas/ (validate_json.py,
 # python3-jsonschema): docs, certify (report, certificates, tree index,
 # SARIF), check-cert, validate (report, certificates), prove (report,
-# proposition certificates), query.
+# proposition certificates), query, kernels (evidence, bench, --distributed,
+# and the PyTorch baseline the bench reads).
 # Usage: validate_outputs.sh FUSECERT SRCDIR
 . "$2/tests/shell/lib.sh"
 S=$SRC/docs/schemas
@@ -74,5 +75,37 @@ check query-reply.schema.json "$W/q_one.json" "$W/q_many.json"
 for f in docs_fail docs_pass certify cc_valid cc_mixed tv_eq tv_err prove q_one; do
   grep -q '"schema": "fusecert-[a-z-]*/[0-9]*"' "$W/$f.json" || fail "$f: no \"schema\" format version"
 done
+
+# kernels: they run only on a GPU, so the committed documents of the current
+# batch (docs/kernels.md) are the real output validated here; the older
+# step-N files were written by earlier runners and are kept as they were.
+K=$SRC/docs/kernels
+check kernels-evidence.schema.json "$K/evidence.json"
+check kernels-bench.schema.json "$K/bench.json"
+check torch-baseline.schema.json "$K/torch_baseline.json"
+check kernels-distributed.schema.json "$K/evidence-distributed.json" "$K/evidence-distributed-checked.json" \
+  "$K/evidence-distributed-1rank-step10.json" "$K/bench-distributed.json"
+# evidence --distributed's checker section, produced here for real: the
+# runner's committed JSON replayed (as docs/kernels.md describes), the P3
+# verdicts joined by this fusecert.
+printf '#!/bin/sh\ncat "%s"\n' "$K/evidence-distributed.json" >"$W/replay-runner" && chmod +x "$W/replay-runner"
+run kdist_checked env FUSECERT_KERNELS_RUNNER="$W/replay-runner" "$BIN" kernels evidence --distributed
+grep -q '"refuses_adamw_v_on_partials": true' "$W/kdist_checked.json" || fail "kernels: no checker section joined"
+check kernels-distributed.schema.json "$W/kdist_checked.json"
+# The runner, where it was built (nvcc): without 16 GPUs its distributed runs
+# write the setup-failure document (per-rank errors); a single-GPU run
+# writes nothing to stdout without a GPU (and its document with one).
+R=$(dirname "$BIN")/fusecert-kernels
+if [ -x "$R" ]; then
+  run kdist_bench env FUSECERT_KERNELS_RUNNER="$R" "$BIN" kernels bench --distributed --ranks 16
+  run kdist_ev env FUSECERT_KERNELS_RUNNER="$R" "$BIN" kernels evidence --distributed --ranks 16
+  if grep -q 'built without NCCL' "$W/kdist_bench.err"; then
+    [ ! -s "$W/kdist_bench.json" ] || fail "kernels: a runner without NCCL wrote to stdout"
+  else
+    check kernels-distributed.schema.json "$W/kdist_bench.json" "$W/kdist_ev.json"
+  fi
+  run kev env FUSECERT_KERNELS_RUNNER="$R" "$BIN" kernels evidence --format json
+  [ ! -s "$W/kev.json" ] || check kernels-evidence.schema.json "$W/kev.json"
+fi
 
 finish
