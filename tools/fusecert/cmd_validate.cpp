@@ -23,6 +23,31 @@
 
 namespace fusecert::cli {
 
+namespace {
+
+/// Each result obligation that is not proved, as a finding at the fused
+/// function: not equivalent an error, inconclusive a warning. The text report
+/// prints them after its table, SARIF as its results.
+struct ResultFinding {
+  diag::Diagnostic diagnostic;
+  diag::sarif::Run::About about;
+};
+
+std::vector<ResultFinding> result_findings(const tv::Validation& v) {
+  std::vector<ResultFinding> out;
+  for (const auto& pr : v.pairs)
+    for (const auto& rc : pr.results) {
+      if (rc.verdict == "equivalent") continue;
+      const bool refuted = rc.verdict == "not equivalent";
+      out.push_back({diag::make(refuted ? diag::Severity::Error : diag::Severity::Warning, pr.after_loc, rc.id,
+                                "@" + pr.after_func + " " + rc.name + ": " + rc.verdict + " (" + rc.method + ")"),
+                     {"@" + pr.after_func, {{"verdict", rc.verdict}, {"before", "@" + pr.before_func}}}});
+    }
+  return out;
+}
+
+}  // namespace
+
 void add_validate_command(CLI::App& app, int& exit_code) {
   struct Opts {
     std::string before, after, out, format = "text";
@@ -74,21 +99,16 @@ void add_validate_command(CLI::App& app, int& exit_code) {
       sarif.tool_version = FUSECERT_VERSION;
       sarif.components = {{"Z3", cert::z3_version()}, {"MLIR", FUSECERT_MLIR_VERSION}};
       sarif.diagnostics = v.diags;
-      // Each result obligation that is not proved is a finding at the fused
-      // function: not equivalent an error, inconclusive a warning.
-      for (const auto& pr : v.pairs)
-        for (const auto& rc : pr.results) {
-          if (rc.verdict == "equivalent") continue;
-          const bool refuted = rc.verdict == "not equivalent";
-          sarif.diagnostics.push_back(diag::make(refuted ? diag::Severity::Error : diag::Severity::Warning, pr.after_loc,
-                                                 rc.id, "@" + pr.after_func + " " + rc.name + ": " + rc.verdict + " (" +
-                                                            rc.method + ")"));
-          sarif.about.resize(sarif.diagnostics.size());
-          sarif.about.back() = {"@" + pr.after_func, {{"verdict", rc.verdict}, {"before", "@" + pr.before_func}}};
-        }
+      for (auto& f : result_findings(v)) {
+        sarif.diagnostics.push_back(f.diagnostic);
+        sarif.about.resize(sarif.diagnostics.size());
+        sarif.about.back() = f.about;
+      }
       std::cout << diag::sarif::render(sarif).dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << "\n";
     } else {
-      std::cout << tv::render_text(v);
+      std::vector<diag::Diagnostic> findings;
+      for (auto& f : result_findings(v)) findings.push_back(f.diagnostic);
+      std::cout << tv::render_text(v) << diag::TextRenderer().render(findings);
     }
     exit_code = rc;
   });
