@@ -376,23 +376,23 @@ CheckResult run_check(const RuleSet& rules, const CheckOptions& opt) {
     cache.add(std::move(summaries[i]));
   }
 
-  // 2. Establish the prover's verdicts once for every proposition id named.
-  std::set<std::string> ids;
-  bool asks = false;
+  // 2. Establish the prover's answers once for every question (a
+  // proposition id at the parameters its row states) any row asks.
+  std::set<Question> questions;
   for (std::size_t i = 0; i < checked.size(); ++i) {
     if (checked_pending[i]->referrer) continue;
     const Summary* d = checked[i];
     const RuleSet& rs = rules_of(d->abs);
-    if (!rs.enabled("claim.proposition-verdict") && !rs.enabled("claim.proposition-unknown")) continue;
-    for (const auto& row : d->propositions) {
-      ids.insert(row.id);
-      asks = true;
-    }
+    if (!rs.enabled("claim.proposition-verdict") && !rs.enabled("claim.proposition-unknown") &&
+        !rs.enabled("claim.proposition-parameters"))
+      continue;
+    for (const auto& row : d->propositions)
+      if (row.params_error.empty()) questions.insert(Question{row.id, row.params});
   }
-  std::map<std::string, OracleAnswer> verdicts;
-  if (asks) {
+  std::map<Question, OracleAnswer> verdicts;
+  if (!questions.empty()) {
     if (!opt.oracle) throw UsageError("a document has a proposition verdict table, but no prover is available");
-    verdicts = opt.oracle->establish(ids);
+    verdicts = opt.oracle->establish(questions);
   }
 
   // 3. What the root index reaches through live docs (routing.unrouted).

@@ -190,6 +190,7 @@ const std::vector<std::string>& builtin_rule_ids() {
       "anchor.broken-path", "anchor.outside-root",
       "claim.overclaim", "claim.measurement-provenance", "claim.non-claims-section",
       "claim.proposition-verdict", "claim.proposition-unknown", "claim.proposition-wording",
+      "claim.proposition-parameters",
       "suppress.missing-reason", "suppress.unknown-rule", "suppress.unused", "suppress.malformed"};
   return ids;
 }
@@ -454,6 +455,8 @@ RuleSet from_yaml(const YAML::Node& merged, const std::string& label, const YAML
     rs.id_pattern = std::move(re);
   }
   rs.verdict_headers = r.list("propositions.verdict_headers");
+  rs.parameter_headers = r.list("propositions.parameter_headers");
+  rs.parameter_defaults = r.list("propositions.parameter_defaults", false);
   {
     YAML::Node w = r.at("propositions.wording");
     if (!w.IsSequence()) throw ConfigError(label + ": `propositions.wording` must be a list");

@@ -97,6 +97,10 @@ struct RuleSet {
   /// Whole of `text` matches `propositions.id_pattern`.
   bool is_proposition_id(std::string_view text) const;
   std::vector<std::string> verdict_headers;
+  /// The parameters column of a verdict table (first header cell naming one).
+  std::vector<std::string> parameter_headers;
+  /// Cell texts (lower case, trimmed) that mean "the default parameters".
+  std::vector<std::string> parameter_defaults;
   std::vector<WordingRule> wording;
   // rule catalog, by id
   std::map<std::string, RuleInfo> rules;

@@ -8,6 +8,7 @@
 // its links, code spans and headings.
 #pragma once
 #include <filesystem>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -20,10 +21,14 @@ namespace fs = std::filesystem;
 struct Document;
 class RuleSet;
 
-/// A proposition row of a verdict table: its id, the verdict cell and where.
+/// A proposition row of a verdict table: its id, the verdict cell and where,
+/// and the parameters its parameters cell states (none: the defaults).
 struct PropositionRow {
   std::string id, wording;
   Pos id_pos, verdict_pos;
+  std::map<std::string, std::string> params;  ///< name → value as written
+  Pos params_pos;                             ///< of the parameters cell ({0, 0}: the table has none)
+  std::string params_error;                   ///< why the cell could not be read ("" when it could)
 };
 
 struct Summary {

@@ -25,17 +25,19 @@ namespace fs = std::filesystem;
 
 namespace {
 
-/// Answers ids by a fixed function of the id: unknown, holds, refuted, conditional.
+/// Answers questions by a fixed function of the id: unknown, holds, refuted,
+/// conditional; parameters refused when there are more than two.
 class FixedOracle : public da::VerdictOracle {
  public:
-  std::map<std::string, da::OracleAnswer> establish(const std::set<std::string>& ids) override {
-    std::map<std::string, da::OracleAnswer> out;
-    for (const auto& id : ids) {
+  std::map<da::Question, da::OracleAnswer> establish(const std::set<da::Question>& questions) override {
+    std::map<da::Question, da::OracleAnswer> out;
+    for (const auto& q : questions) {
       da::OracleAnswer a;
-      a.known = id.size() % 4 != 0;
-      a.verdict = static_cast<da::ProvedVerdict>(id.size() % 4);
+      a.known = q.id.size() % 4 != 0;
+      a.verdict = static_cast<da::ProvedVerdict>(q.id.size() % 4);
       a.detail = "fuzz oracle";
-      out[id] = a;
+      if (q.params.size() > 2) a.param_error = "fuzz oracle: too many parameters";
+      out[q] = a;
     }
     return out;
   }

@@ -28,8 +28,9 @@ struct Context {
   /// demand, cached); nullptr when the file does not exist or cannot be
   /// parsed. Not set for a document's own rules, which read no other document.
   std::function<const Summary*(const fs::path&)> lookup;
-  /// The prover's verdict per proposition id named in any checked document.
-  const std::map<std::string, OracleAnswer>* verdicts = nullptr;
+  /// The prover's answer to every question (id at the row's parameters) a
+  /// checked document's verdict rows ask.
+  const std::map<Question, OracleAnswer>* verdicts = nullptr;
   /// Live docs reachable from the root index through links of live docs
   /// (normal absolute paths, Repo::normal, as strings); nullptr when the run
   /// does not compute it.

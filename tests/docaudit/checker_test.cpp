@@ -17,25 +17,37 @@ namespace fs = std::filesystem;
 
 namespace {
 
-/// Answers from a fixed table: what the prover establishes for P1, P2, P2c.
+/// Answers from a fixed table: what the prover establishes for P1, P2, P2c
+/// at the defaults, and for P2 at three other parameters (verifier/props/
+/// p2_clip.cpp: with beta1=0, beta2=0 or with c=1 both moments are
+/// recoverable, holds; with beta1=0 alone v is not, refuted); any other
+/// values of P2's parameters (beta1, beta2, c) are inconclusive, and any other
+/// name is refused.
 class TableOracle : public VerdictOracle {
  public:
-  std::map<std::string, OracleAnswer> establish(const std::set<std::string>& ids) override {
-    static const std::map<std::string, ProvedVerdict> known = {
-        {"P1", ProvedVerdict::Holds}, {"P2", ProvedVerdict::Refuted}, {"P2c", ProvedVerdict::Holds}};
-    std::map<std::string, OracleAnswer> out;
-    for (const auto& id : ids) {
+  std::map<Question, OracleAnswer> establish(const std::set<Question>& questions) override {
+    static const std::map<Question, ProvedVerdict> known = {
+        {{"P1", {}}, ProvedVerdict::Holds},
+        {{"P2", {}}, ProvedVerdict::Refuted},
+        {{"P2c", {}}, ProvedVerdict::Holds},
+        {{"P2", {{"beta1", "0"}, {"beta2", "0"}}}, ProvedVerdict::Holds},
+        {{"P2", {{"c", "1"}}}, ProvedVerdict::Holds},
+        {{"P2", {{"beta1", "0"}}}, ProvedVerdict::Refuted}};
+    std::map<Question, OracleAnswer> out;
+    for (const auto& q : questions) {
       OracleAnswer a;
-      if (auto it = known.find(id); it != known.end()) {
-        a.known = true;
-        a.verdict = it->second;
-      }
-      out[id] = a;
+      a.known = known.count(Question{q.id, {}}) > 0;
+      for (const auto& [name, _] : q.params)
+        if (name != "beta1" && name != "beta2" && name != "c") a.param_error = q.id + " has no parameter '" + name + "'";
+      if (auto it = known.find(q); it != known.end()) a.verdict = it->second;
+      out[q] = a;
+      asked.insert(q);
     }
     ++calls;
     return out;
   }
   int calls = 0;
+  std::set<Question> asked;
 };
 
 std::chrono::sys_days today() { return std::chrono::sys_days(std::chrono::year{2026} / 9 / 1); }
@@ -109,6 +121,34 @@ TEST(Checker, ProverIsAskedOnceForAllIds) {
   TableOracle oracle;
   check(fs::path(DOCAUDIT_FIXTURES) / "claim.proposition-verdict" / "pass", 4, &oracle);
   EXPECT_EQ(oracle.calls, 1);
+}
+
+TEST(Checker, EachRowIsAskedAtItsOwnParameters) {
+  // The pass fixture's rows: P1, P2, P2c at the defaults (props.md, and the
+  // "—" row of params.md), and P2 at three other parameters (params.md);
+  // each distinct question once, none with another row's parameters.
+  TableOracle oracle;
+  CheckResult res = check(fs::path(DOCAUDIT_FIXTURES) / "claim.proposition-verdict" / "pass", 2, &oracle);
+  EXPECT_TRUE(res.findings.empty());
+  const std::set<Question> want = {{"P1", {}},
+                                   {"P2", {}},
+                                   {"P2c", {}},
+                                   {"P2", {{"beta1", "0"}, {"beta2", "0"}}},
+                                   {"P2", {{"c", "1"}}},
+                                   {"P2", {{"beta1", "0"}}}};
+  EXPECT_EQ(oracle.asked, want);
+}
+
+TEST(Checker, UnreadableParametersAreNotAsked) {
+  // `beta1 0.5` and a c given twice are findings of the rule engine; only
+  // the readable rows reach the prover.
+  TableOracle oracle;
+  CheckResult res = check(fs::path(DOCAUDIT_FIXTURES) / "claim.proposition-parameters" / "fail", 2, &oracle);
+  const std::set<Question> want = {{"P2", {{"K", "4"}}}, {"P2", {{"c", "2"}}}, {"P2", {{"beta1", "abc"}}}};
+  EXPECT_EQ(oracle.asked, want);
+  int params = 0;
+  for (const auto& f : res.findings) params += f.rule == "claim.proposition-parameters";
+  EXPECT_EQ(params, 3);  // K (refused by the oracle), `beta1 0.5`, c twice; c=2 and abc are this oracle's inconclusive
 }
 
 TEST(Checker, VerdictTableWithoutAProverIsAUsageError) {

@@ -177,6 +177,26 @@ TEST(Cli, FileNamesThatAreNotUtf8AreReportedInEveryFormat) {
   fs::remove_all(dir);
 }
 
+TEST(Cli, ARowAtOtherParametersThatTimesOutIsInconclusive) {
+  // With 1 ms a query the three rows of params.md at other parameters
+  // (proved at run time) cannot be decided: each is reported inconclusive,
+  // never taken as agreeing; the rows at the defaults (props.md and the "—"
+  // row) are answered from the build and stay clean.
+  const fs::path root = fs::path(DOCAUDIT_FIXTURES) / "claim.proposition-verdict" / "pass";
+  CliRun r = docs(fixture_args(root, "--timeout-ms 1"));
+  EXPECT_EQ(r.rc, 1) << r.out;
+  std::istringstream in(r.out);
+  int inconclusive = 0;
+  for (std::string l; std::getline(in, l);) {
+    if (l.find(": error: ") == std::string::npos) continue;
+    EXPECT_NE(l.find("params.md:"), std::string::npos) << l;
+    EXPECT_NE(l.find("but the prover is inconclusive"), std::string::npos) << l;
+    EXPECT_NE(l.find("[claim.proposition-verdict]"), std::string::npos) << l;
+    ++inconclusive;
+  }
+  EXPECT_EQ(inconclusive, 3) << r.out;
+}
+
 TEST(Cli, BadInputsAreFindingsNotCrashes) {
   const fs::path dir = fs::temp_directory_path() / ("docaudit_cli_bad_" + std::to_string(::getpid()));
   fs::remove_all(dir);

@@ -3,7 +3,7 @@
 # each gives the documented verdict and exit code (docs/prover.md "Verdict
 # rules"), never holds, legal, a valid certificate or exit 0.
 #   nonanswers.sh FUSECERT SHIM SOURCE_DIR TOOL
-# TOOL: prove | certify | checkcert (the linked Z3 behind the shim, modes
+# TOOL: prove | certify | docs | checkcert (the linked Z3 behind the shim, modes
 #       unsat, sat, unknown, garbage, error: z3_check_shim.c) |
 #       checkcert_fake (a fake SMT-LIB2 binary given to --solver, answering
 #       unsat, sat, unknown, garbage, or nothing).
@@ -25,6 +25,11 @@
 #     exit 3, in every mode — the re-derivation reproduces the recorded
 #     non-answers, vacuous premise checks or inconclusive verdict, which
 #     re-verifies nothing (it was valid, exit 0).
+#   docs, any mode: a verdict table with a row at the defaults (P2 refuted,
+#     answered from the build's verdicts: no solver, so no finding) and a row
+#     at beta1=0, beta2=0 that says Holds (true with the real Z3, exit 0):
+#     under the shim that row is proved now and is inconclusive (never
+#     holds): exactly one claim.proposition-verdict finding on it, exit 1.
 #   checkcert_fake: unsat, sat -> invalid, exit 1 (a definite answer that
 #     differs from a recorded one); unknown, garbage, nothing -> unverified, exit 3.
 #   (Exit codes: support/diag/exit_code.h. An undecided query is
@@ -64,6 +69,13 @@ if [ "$TOOL" = checkcert ] || [ "$TOOL" = checkcert_fake ]; then
   [ $rc -eq 1 ] || fail "check-cert exit $rc on a certificate without premise checks (expected 1: invalid)"
   grep -q 'no recorded premise check' "$W/np.out" || fail "the missing premise check is not named"
 fi
+if [ "$TOOL" = docs ]; then
+  mkdir -p "$W/docs"
+  printf '%s\n' '# Verdicts' '' '| # | Parameters | Proposition | Verdict |' '|---|---|---|---|' \
+    '| P2 | — | Exact global-norm clipping can be fused | **False, provably** |' \
+    '| P2 | `beta1=0, beta2=0` | Exact clipping can be fused when neither moment decays | **Holds** |' > "$W/docs/props.md"
+  "$BIN" docs --repo-root "$W/docs" "$W/docs/props.md" > "$W/d.out" 2>&1 || fail "baseline (real Z3): $(cat "$W/d.out")"
+fi
 modes="unsat sat unknown garbage error"
 [ "$TOOL" = checkcert_fake ] && modes="unsat sat unknown garbage nothing"
 for MODE in $modes; do
@@ -88,6 +100,13 @@ case $TOOL in
     for c in "$W"/certs/*.cert.json; do
       grep -q '"verdict": "inconclusive"' "$c" || fail "$(basename "$c") is not inconclusive"
     done ;;
+  docs)
+    shimmed "$BIN" docs --repo-root "$W/docs" "$W/docs/props.md" > "$W/d.out" 2> "$W/d.err"
+    rc=$?; cat "$W/d.out"
+    [ $rc -eq 1 ] || fail "docs exit $rc (expected 1: the row at other parameters is inconclusive); $(head -c 400 "$W/d.err")"
+    [ "$(grep -c 'error: ' "$W/d.out")" -eq 1 ] || fail "expected exactly one finding"
+    grep -q 'props.md:6:.*P2 with beta1=0, beta2=0: .* but the prover is inconclusive .*\[claim.proposition-verdict\]' "$W/d.out" ||
+      fail "the row at beta1=0, beta2=0 is not reported inconclusive" ;;
   certify)
     for f in adamw_tessera:3 adamw_linalg:2; do
       name=${f%%:*} want=${f##*:}

@@ -29,6 +29,7 @@ struct DocsArgs {
   std::vector<std::string> paths;
   std::string repo_root, format = "text", config, today, removed_list;
   unsigned jobs = 0;
+  unsigned timeout_ms = 20000;  ///< per solver query, for the verdict rows proved at run time (as prove's)
   bool reprove = false;      ///< ignore the verdicts proved at build time
   bool today_given = false;  ///< --today was passed (an empty value is an error, not "today")
 };
@@ -90,7 +91,7 @@ int run_docs(const DocsArgs& a) {
       if (!d) throw da::UsageError("--today must be a real date written YYYY-MM-DD, got `" + a.today + "`");
       opt.today = std::chrono::sys_days(*d);
     }
-    da::ProverVerdicts prover(!a.reprove);
+    da::ProverVerdicts prover(!a.reprove, a.timeout_ms);
     opt.oracle = &prover;
 
     const da::CheckResult res = da::run_check(rules, opt);
@@ -127,6 +128,9 @@ void add_docs_command(CLI::App& app, int& exit_code) {
   docs->add_option("-j,--jobs", args->jobs, "Worker threads (default: all cores)");
   docs->add_flag("--reprove", args->reprove,
                  "Prove every proposition a verdict table names now, instead of taking the verdicts proved at build time");
+  docs->add_option("--timeout-ms", args->timeout_ms,
+                   "Per-query solver timeout in ms for the verdict rows proved at run time (rows with parameters; 0 = none); "
+                   "a query that runs out is inconclusive");
   docs->add_option("--referrers-of-removed", args->removed_list,
                    "File listing deleted or renamed-away paths (repository-relative; NUL- or newline-separated): "
                    "the routing and link rules also run on every live doc that refers to one (with no PATH, only on those)");
