@@ -431,6 +431,7 @@ RuleSet from_yaml(const YAML::Node& merged, const std::string& label, const YAML
   rs.path_intent_words = r.list("anchoring.path_intent_words");
   rs.unchecked_path_docs = r.list("anchoring.unchecked_path_docs");
   rs.deliverable_headers = r.list("anchoring.deliverable_headers");
+  rs.other_repositories = r.list("anchoring.other_repositories");
 
   rs.overclaim_phrases = r.list("hygiene.overclaim_phrases");
   rs.disclaimer_marker = r.str("hygiene.disclaimer_marker");

@@ -81,6 +81,9 @@ struct RuleSet {
   // anchoring
   std::vector<std::string> status_roles, path_roots, external_schemes;
   std::vector<std::string> path_intent_words, unchecked_path_docs, deliverable_headers;
+  /// Names of other repositories a path may be written under (besides those
+  /// a document pins or declares itself).
+  std::vector<std::string> other_repositories;
   // hygiene
   std::vector<std::string> overclaim_phrases, measurement_terms, provenance_terms;
   std::string disclaimer_marker, status_key;

@@ -101,6 +101,103 @@ bool any_word(const std::string& text, const std::vector<std::string>& words) {
   return false;
 }
 
+/// `OWNER/NAME@REF` (`ROCm/rocm-libraries@develop`): another repository
+/// pinned at a ref; NAME is returned ("" when `text` is no pin).
+std::string pinned_repository(const std::string& text, const Repo& repo, const RuleSet& r) {
+  const std::string t = trim(text);
+  const std::size_t at = t.find('@'), slash = t.find('/');
+  if (at == std::string::npos || slash == std::string::npos || slash > at || at + 1 >= t.size()) return "";
+  if (!foreign_path(t.substr(0, at), repo, r)) return "";
+  const std::string owner_name = t.substr(0, at);
+  return owner_name.substr(owner_name.rfind('/') + 1);
+}
+
+/// A first segment that is a host name (`github.com`, `gitlab.freedesktop.org`).
+bool is_host(const std::string& segment) {
+  const std::size_t dot = segment.rfind('.');
+  if (dot == std::string::npos || dot == 0 || dot + 3 > segment.size()) return false;
+  return std::all_of(segment.begin() + dot + 1, segment.end(), [](char c) { return std::isalpha((unsigned char)c); });
+}
+
+/// The names of the other repositories a document's paths may be written
+/// under: anchoring.other_repositories, the repositories it pins
+/// (`ROCm/rocm-libraries@develop`: rocm-libraries), and the checkouts it
+/// declares with a bold name ("**StinkyTofu** (`shared/stinkytofu/`)":
+/// StinkyTofu and stinkytofu). A declared checkout is a folder path whose
+/// first segment is not this repository's.
+std::vector<std::string> other_repositories(const Document& doc, const Repo& repo, const RuleSet& r) {
+  std::vector<std::string> names = r.other_repositories;
+  for (const auto& c : doc.outline.code_spans)
+    if (std::string n = pinned_repository(c.text, repo, r); !n.empty()) names.push_back(n);
+  for (const auto& b : doc.outline.bold_labels) {
+    if (b.label.empty()) continue;
+    for (const auto& c : doc.outline.code_spans) {
+      if (c.pos.line != b.pos.line || c.section != b.section) continue;
+      const std::string p = path_candidate(c.text);
+      if (p.empty() || p.back() != '/' || !foreign_path(p, repo, r)) continue;
+      names.push_back(b.label);
+      std::string dir = p.substr(0, p.size() - 1);
+      names.push_back(dir.substr(dir.rfind('/') + 1));
+      break;
+    }
+  }
+  std::sort(names.begin(), names.end());
+  names.erase(std::unique(names.begin(), names.end()), names.end());
+  return names;
+}
+
+/// A code span that names another checkout a path can be written under: a
+/// pin, a path on a host, or a path of another repository (its first
+/// segment not this repository's) one of whose segments is a known
+/// repository name (`shared/stinkytofu/`).
+bool checkout_reference(const std::string& text, const std::vector<std::string>& repos, const Repo& repo,
+                        const RuleSet& r) {
+  if (!pinned_repository(text, repo, r).empty()) return true;
+  const std::string p = path_candidate(text);
+  if (p.empty() || !foreign_path(p, repo, r)) return false;
+  if (is_host(p.substr(0, p.find('/')))) return true;
+  std::size_t at = 0;
+  while (at < p.size()) {
+    std::size_t end = p.find('/', at);
+    if (end == std::string::npos) end = p.size();
+    const std::string seg = lower_ascii(p.substr(at, end - at));
+    for (const auto& n : repos)
+      if (seg == lower_ascii(n)) return true;
+    at = end + 1;
+  }
+  return false;
+}
+
+/// The path at `c` is another repository's: before it in its own block (the
+/// paragraph or list item, or the cells before it in its table row) the
+/// document names another checkout (`(`shared/stinkytofu/`) — `docs/x.md``)
+/// or another repository by name ("StinkyTofu: DAG internals (`src/dag/`)").
+/// Nothing else excuses it: not a pin elsewhere in the document, not a
+/// heading, not a neighbouring block.
+bool written_under_other_repository(const Document& doc, const CodeSpan& c, const std::vector<std::string>& repos,
+                                    const Repo& repo, const RuleSet& r) {
+  for (const auto& o : doc.outline.code_spans) {
+    const bool before_in_block = c.prose >= 0 && o.prose == c.prose && o.offset < c.offset;
+    const bool before_in_row = o.pos.line == c.pos.line && o.pos.col < c.pos.col;
+    if ((before_in_block || before_in_row) && checkout_reference(o.text, repos, repo, r)) return true;
+  }
+  if (repos.empty()) return false;
+  if (c.prose >= 0 && c.prose < static_cast<long>(doc.outline.prose.size())) {
+    const std::string& text = doc.outline.prose[c.prose].text;
+    if (any_word(text.substr(0, std::min(c.offset, text.size())), repos)) return true;
+  }
+  for (const auto& t : doc.outline.tables)
+    for (const auto& row : t.rows) {
+      if (row.empty() || row.front().pos.line != c.pos.line) continue;
+      std::size_t own = 0;  // the cell holding the path
+      for (std::size_t k = 0; k < row.size(); ++k)
+        if (row[k].pos.col <= c.pos.col) own = k;
+      for (std::size_t k = 0; k < own; ++k)
+        if (any_word(row[k].text, repos)) return true;
+    }
+  return false;
+}
+
 }  // namespace
 
 void check_links(const Summary& doc, const Context& ctx, Sink& sink) {
@@ -177,8 +274,9 @@ void check_paths(const Document& doc, const Context& ctx, Sink& sink) {
   // Paths that do not resolve. A path the text introduces as planned or gone
   // ("New `x/`", "**Deleted:** `y`", "move ... toward `tests/compiler/`") is
   // not claimed to exist — nor is any other mention of that path in the doc,
-  // nor a path below it; nor is a path in a plan's deliverables table. Every
-  // other unresolved path is reported.
+  // nor a path below it; nor is a path in a plan's deliverables table; nor
+  // one written under another repository in its own block. Every other
+  // unresolved path is reported.
   struct Missing {
     const CodeSpan* span;
     std::string path;
@@ -186,17 +284,8 @@ void check_paths(const Document& doc, const Context& ctx, Sink& sink) {
   };
   std::vector<Missing> missing;
   std::set<std::string> intended_paths;
-  // A document that pins another repository at a ref (`ROCm/llvm-project@amd-staging`)
-  // was written against that repository: its unresolved paths are that
-  // repository's, not claims about this one.
-  bool pins_repository = false;
-  for (const auto& c : doc.outline.code_spans) {
-    const std::string t = trim(c.text);
-    const std::size_t at = t.find('@'), slash = t.find('/');
-    if (at != std::string::npos && slash != std::string::npos && slash < at && at + 1 < t.size() &&
-        foreign_path(t.substr(0, at), repo, r))
-      pins_repository = true;
-  }
+  // The other repositories this document names (the external-path rule).
+  const std::vector<std::string> repos = other_repositories(doc, repo, r);
   for (const auto& c : doc.outline.code_spans) {
     if (!checked) break;
     const std::string p = path_candidate(c.text);
@@ -254,7 +343,7 @@ void check_paths(const Document& doc, const Context& ctx, Sink& sink) {
       }
     }
     if (landed || in_context) continue;
-    if (pins_repository) continue;
+    if (written_under_other_repository(doc, c, repos, repo, r)) continue;
     if (any_word(lead_in(doc, c), r.path_intent_words)) {
       intended_paths.insert(p);
       continue;
