@@ -81,8 +81,12 @@ void guard_k_whole(GuardContext& g) {
     // other value is not one fusecert can read (fail closed, never "present
     // means whole").
     const bool fk_index = fk && fk->kind == ir::Attr::Kind::Int && fk->index && fk->fits;
-    if (fk_index && !p.operands.empty()) {
-      const ir::Type& x = g.m.values[p.operands[0]].type;
+    // The K-major operand: the entry's X (a fused op) or A (a contraction
+    // read transposed), never a fixed position.
+    const int x_pos = g.facts.producer_spec->operand("X") >= 0 ? g.facts.producer_spec->operand("X")
+                                                                : g.facts.producer_spec->operand("A");
+    if (fk_index && x_pos >= 0 && static_cast<size_t>(x_pos) < p.operands.size()) {
+      const ir::Type& x = g.m.values[p.operands[x_pos]].type;
       const int64_t k = x.shape.empty() ? -1 : x.shape[0];
       if (k >= 0 && static_cast<int64_t>(fk->num) != k) {
         g.structural(id, claim, "missing",

@@ -29,12 +29,19 @@ void guard_residency(GuardContext& g) {
   const std::string id = "P8.residency";
   const std::string claim = "no gradient-shaped value or allocation exists outside the fused op and the gradient "
                             "tile does not escape it (residency = tile)";
-  if (f.operands.size() < 3) {
-    g.structural(id, claim, "missing", f.name + " has fewer than 3 operands (X, dY, W)");
-    g.error("P8", id, f.loc, f.name + " must take (X, dY, W, state...)");
+  // Which operand is W, and how many the op is meant to take, are its
+  // table entry's (operands: roles), never fixed positions.
+  const ir::OpSpec* spec = g.facts.producer_spec;
+  const int w_pos = spec ? spec->operand("W") : -1;
+  if (!spec || w_pos < 0 || f.operands.size() < spec->operands.size()) {
+    const std::string roles = spec ? std::to_string(spec->operands.size()) + " operands its table entry names" : "";
+    g.structural(id, claim, "missing",
+                 f.name + (w_pos < 0 ? " has no operand of role W in its table entry"
+                                     : " has fewer operands than the " + roles));
+    g.error("P8", id, f.loc, f.name + " must take the operands its table entry names, one of them W");
     return;
   }
-  const ir::Type& wt = g.m.values[f.operands[2]].type;
+  const ir::Type& wt = g.m.values[f.operands[w_pos]].type;
   // Gradient-sized: a shaped value (any shape: transposed, flattened,
   // reshaped) with at least as many elements as the gradient (= W), or one
   // whose element count is not static (it may be that large: fail closed).
@@ -44,7 +51,7 @@ void guard_residency(GuardContext& g) {
     auto n = elements(t);
     return !n || !grad_elems || *n >= *grad_elems;
   };
-  const size_t expect_in = 3 + g.facts.state_values.size();
+  const size_t expect_in = spec->operands.size();
   std::vector<std::string> found;
   const ir::Loc* first = nullptr;
   std::set<int> counted_defs;

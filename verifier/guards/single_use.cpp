@@ -148,17 +148,31 @@ void guard_single_use(GuardContext& g) {
   }
   const ir::Op& cons = *g.consumer();
   if (g.facts.consumer_spec && g.facts.consumer_spec->role == ir::OpRole::Optimizer) {
-    if (c.consumer_operand != 1) {
+    // The gradient's position is the entry's (operands: role g), never a
+    // fixed index: a dialect may take (g, W, m, v).
+    const int g_pos = g.facts.consumer_spec->operand("g");
+    if (g_pos < 0) {
+      g.structural(id, claim, "missing",
+                   "the table entry of " + cons.name + " names no gradient operand (role g)");
+      const ir::DialectTable* table = ir::table_of(cons);
+      g.error("P1", id, cons.loc,
+              "cannot decide whether " + gname + " is the gradient " + cons.name + " updates W with: its entry in " +
+                  (table ? table->source : std::string("its dialect table")) + " gives no operand the role g")
+          .notes.push_back({cons.loc, "decidable when the entry's `operands:` names the gradient operand g"});
+      return;
+    }
+    const std::string at = "operand " + std::to_string(g_pos);
+    if (c.consumer_operand != g_pos) {
       g.structural(id, claim, "violated",
                    "the gradient is operand " + std::to_string(c.consumer_operand) + " of " + cons.name +
-                       ", not its gradient operand (1)");
+                       ", not its gradient operand (" + std::to_string(g_pos) + ")");
       auto& d = g.error("P1", id, cons.loc,
                         "cannot fuse: " + gname + " is operand " + std::to_string(c.consumer_operand) + " of " +
-                            cons.name + ", not the gradient operand (operand 1)");
+                            cons.name + ", not the gradient operand (" + at + ")");
       d.notes.push_back(g.producer_note("weight-gradient producer here"));
       return;
     }
-    g.structural(id, claim, "holds", "single use: operand 1 (gradient) of " + cons.name + " at " + cons.loc.str());
+    g.structural(id, claim, "holds", "single use: " + at + " (gradient) of " + cons.name + " at " + cons.loc.str());
     return;
   }
   // linalg.generic: prove what it computes.

@@ -498,8 +498,16 @@ std::vector<diag::Diagnostic> unknown_op_diags(const Module& m, const std::vecto
   // Backward from the gradient operand of every optimizer a table knows: an
   // unknown op that computes it may be a weight-gradient producer.
   std::fill(seen.begin(), seen.end(), false);
+  // The gradient operand is the one the entry names g (a dialect may take
+  // (g, W, m, v)); an entry that names none: every operand may be it.
   for (const Op& op : m.ops)
-    if (is_tessera_optimizer(op.name) && op.operands.size() > 1) work.push_back(op.operands[1]);
+    if (const OpSpec* s = spec_of(op); s && s->role == OpRole::Optimizer) {
+      const int g = s->operand("g");
+      if (g >= 0 && static_cast<size_t>(g) < op.operands.size())
+        work.push_back(op.operands[g]);
+      else
+        for (int o : op.operands) work.push_back(o);
+    }
   while (!work.empty()) {
     int v = work.back();
     work.pop_back();
