@@ -139,7 +139,10 @@ InputReport certify_module(const std::string& text, const std::string& file, uns
       r.diags.push_back(d);
     }
   }
-  if (cands.empty())
+  // An unlisted op that looks like a fused step is a candidate (below).
+  const bool unlisted_fused =
+      std::any_of(m.ops.begin(), m.ops.end(), [&](const ir::Op& op) { return ir::is_unlisted_fused(m, op); });
+  if (cands.empty() && !unlisted_fused)
     r.diags.push_back(diag::warning(ir::Loc{file, first_line > 1 ? first_line : 0, 0}, "input.no_candidate",
                                     "no weight-gradient producer → optimizer candidate found (looked for "
                                     "linalg.matmul_transpose_a, linalg.matmul fed by linalg.transpose, K-major "
@@ -187,6 +190,52 @@ InputReport certify_module(const std::string& text, const std::string& file, uns
                                   "internal error while checking the candidate " + p.name + " at " +
                                       std::to_string(p.loc.line) + ":" + std::to_string(p.loc.col) + ": " + failed[i] +
                                       " (no verdict; please report it)"));
+  }
+  // An op of a table dialect the table has no entry for, whose types show a
+  // fused weight-gradient step (ir::is_unlisted_fused: X [K, M], dY [K, N],
+  // W [M, N] in, W's type out): a candidate fusecert cannot see into.
+  // Inconclusive, never "no candidate" (F3 of the #15 acceptance run: an
+  // unknown tessera.training.wgrad_lion gave exit 0). A warning, not an
+  // error: the input is well formed, its semantics are not given (exit 3).
+  for (const ir::Op& op : m.ops) {
+    if (!ir::is_unlisted_fused(m, op)) continue;
+    r.diags.erase(std::remove_if(r.diags.begin(), r.diags.end(),
+                                 [&](const diag::Diagnostic& d) {
+                                   return d.rule == "input.unknown_op" && d.loc.line == op.loc.line &&
+                                          d.loc.col == op.loc.col && !d.is_error();
+                                 }),
+                  r.diags.end());
+    const ir::DialectTable* table = ir::table_of(op);
+    guards::CandidateReport c;
+    c.cand.form = ir::Form::Fused;
+    c.cand.func = op.func;
+    c.cand.producer = c.cand.consumer = op.id;
+    c.producer_op = c.consumer_op = op.name;
+    c.producer_loc = c.consumer_loc = op.loc;
+    c.function = op.func >= 0 && op.func < static_cast<int>(m.funcs.size()) ? m.funcs[op.func].name : "";
+    guards::Obligation o;
+    o.id = "P1.single_use";
+    o.proposition = "P1";
+    o.how = "structural";
+    o.claim = "the weight gradient has exactly one use, and it is an optimizer";
+    o.expected = "holds";
+    o.answer = "missing";
+    o.evidence = op.name + " has no entry in " + table->source +
+                 "; its operand and result types are those of a fused weight-gradient step (X [K, M], dY [K, N], "
+                 "W [M, N] -> W's type), so it may compute and consume a weight gradient fusecert cannot see";
+    c.obligations.push_back(o);
+    c.verdict = guards::decide(c.obligations);
+    diag::Diagnostic d = diag::warning(op.loc, "P1.single_use",
+                                       "cannot decide whether " + op.name + " fuses an optimizer into a weight-gradient "
+                                       "epilogue legally: " + table->source + " has no entry for it, and its types "
+                                       "are those of a fused weight-gradient step (X, dY and W in, an updated W "
+                                       "out); inconclusive, never \"no candidate\"");
+    d.notes.push_back({op.loc, "checkable with an entry for " + op.name + " in " + table->source +
+                                   " (role fused, operands naming X, dY, W and its state, and a `body:` a reference "
+                                   "update fusecert has)" +
+                                   (table->lowering.empty() ? "" : ", or on the IR lowered with " + table->lowering)});
+    c.diags.push_back(d);
+    r.candidates.push_back(std::move(c));
   }
   // Collectives with keys fusecert cannot model, outside the ones the P3
   // guard reported on a candidate: fail closed like an unknown op.

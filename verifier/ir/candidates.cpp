@@ -44,6 +44,33 @@ namespace {
 bool is_fused_wgrad(const std::string& n) { return has_role(n, OpRole::Fused); }
 }  // namespace
 
+bool is_unlisted_fused(const Module& m, const Op& op) {
+  if (op.registered || dialects().find(op.name) || !dialects().table_of(op.name)) return false;
+  auto mat = [&](int v, int64_t& r, int64_t& c) {
+    const Type& t = m.values[v].type;
+    if ((t.kind != Type::Kind::Tensor && t.kind != Type::Kind::MemRef) || t.shape.size() != 2 || t.shape[0] < 0 ||
+        t.shape[1] < 0)
+      return false;
+    r = t.shape[0];
+    c = t.shape[1];
+    return true;
+  };
+  const auto& ops = op.operands;
+  for (size_t x = 0; x < ops.size(); ++x)
+    for (size_t y = 0; y < ops.size(); ++y) {
+      int64_t k1, mm, k2, nn;
+      if (x == y || !mat(ops[x], k1, mm) || !mat(ops[y], k2, nn) || k1 != k2) continue;
+      for (size_t w = 0; w < ops.size(); ++w) {
+        int64_t wr, wc;
+        if (w == x || w == y || !mat(ops[w], wr, wc) || wr != mm || wc != nn) continue;
+        const Type& wt = m.values[ops[w]].type;
+        for (int r : op.results)
+          if (m.values[r].type.text == wt.text) return true;
+      }
+    }
+  return false;
+}
+
 std::vector<KeyProblem> collective_key_problems(const Module& m, const Op& op) {
   std::vector<KeyProblem> out;
   // What the collective computes and how its dialect spells each key are its

@@ -45,6 +45,16 @@ bool is_tessera_optimizer(const std::string& name);
 /// Names of tessera ops fusecert knows the semantics of.
 bool is_known_tessera(const std::string& name);
 
+/// An op fusecert cannot see into that may be a fused weight-gradient step:
+/// of a dialect a table lists (tessera, a --dialect table), with no entry in
+/// it, whose types show dW = Xᵀ·dY fused with W's update — two operands of
+/// static rank-2 types [K, M] and [K, N] (X, dY), a third of type [M, N]
+/// (W), and a result of W's type (the updated W). Decided from the table
+/// and the types, never from the op's name: a renamed
+/// tessera.training.wgrad_lion is found the same way. Such an op is an
+/// inconclusive candidate, never "no candidate".
+bool is_unlisted_fused(const Module& m, const Op& op);
+
 /// The generic collectives "tessera.all_reduce" and "tessera.reduce_scatter"
 /// (one operand, one result). Semantics: the element-wise `reduction` (only
 /// "sum" is modelled) of the operand over the `ranks` ranks of the group;
