@@ -530,6 +530,46 @@ TEST(DialectTables, MeaningsCollectivesAndLowering) {
   EXPECT_THROW(both.add(ir::parse_dialect_table("dialect: tessera\nops: {}\n", "mine.yaml")), std::invalid_argument);
 }
 
+// A table that contradicts itself does not load, at the file:line:col of
+// the offending node (F4 of the #15 acceptance run: each was accepted).
+// Positions counted by hand, 1-based.
+TEST(DialectTables, SelfContradictingTablesAreRefusedWithPositions) {
+  auto error_of = [](const std::string& yaml) -> std::string {
+    try {
+      ir::parse_dialect_table(yaml, "acme.yaml");
+    } catch (const std::invalid_argument& e) {
+      return e.what();
+    }
+    return "(loaded)";
+  };
+  auto starts = [](const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; };
+  // k_whole spelt split_k: "split_k" would mean both k_whole and split_k.
+  EXPECT_PRED2(starts, error_of("dialect: acme\nkeys:\n  k_whole: split_k\nops: {}\n"), "acme.yaml:3:12: keys.k_whole: ");
+  // The same op entry twice (yaml-cpp keeps both).
+  EXPECT_EQ(error_of("dialect: acme\nops:\n  step:\n    role: optimizer\n  step:\n    role: clip\n"),
+            "acme.yaml:5:3: ops: 'step' is given twice (first at acme.yaml:3:3)");
+  // An operand role fusecert does not read.
+  EXPECT_PRED2(starts, error_of("dialect: acme\nops:\n  step:\n    role: optimizer\n    operands: [W, grad]\n"), "acme.yaml:5:19: ops.step.operands: unknown operand role 'grad'");
+  // A role given twice.
+  EXPECT_PRED2(starts, error_of("dialect: acme\nops:\n  step:\n    role: optimizer\n    operands: [W, g, g]\n"), "acme.yaml:5:22:");
+  // Too few operands for the body: adamw reads W, g, m, v.
+  EXPECT_EQ(error_of("dialect: acme\nops:\n  step:\n    role: optimizer\n    operands: [W, g]\n    body: adamw\n"),
+            "acme.yaml:5:15: ops.step.operands: body 'adamw' reads the operands W, g, m, v; the entry gives no "
+            "operand the role m, v");
+  // A fused op's body reads X and dY in place of g.
+  EXPECT_PRED2(starts, error_of("dialect: acme\nops:\n  f:\n    role: fused\n    operands: [X, W]\n    body: sgd\n"), "acme.yaml:5:15:");
+  EXPECT_EQ(error_of("dialect: acme\nops:\n  f:\n    role: fused\n    operands: [X, dY, W]\n    body: sgd\n"), "(loaded)");
+  // A hyper-parameter that names no key of the entry.
+  EXPECT_PRED2(starts, error_of("dialect: acme\nops:\n  step:\n    role: optimizer\n    operands: [W, g]\n    body: sgd\n"
+                     "    hyper: [rate]\n    attrs: {lr: float}\n"), "acme.yaml:7:13: ops.step.hyper: 'ra");
+  // A key given twice in attrs, in dtypes, in keys.
+  EXPECT_PRED2(starts, error_of("dialect: acme\nops:\n  step:\n    role: optimizer\n    attrs: {lr: float, lr: int}\n"), "acme.yaml:5:24:");
+  EXPECT_PRED2(starts, error_of("dialect: acme\ndtypes: {fp32: f32, fp32: bf16}\nops: {}\n"), "acme.yaml:2:21:");
+  EXPECT_PRED2(starts, error_of("dialect: acme\nkeys: {lr: rate, lr: eta}\nops: {}\n"), "acme.yaml:2:18:");
+  // yaml-cpp's own errors carry its position too.
+  EXPECT_PRED2(starts, error_of("dialect: acme\nops:\n  step:\n    role: [optimizer\n"), "acme.yaml:");
+}
+
 TEST(AttributeBoundary, KindsKeysAndMisspellings) {
   EXPECT_EQ(ir::nearest_key("splitK", {"split_k", "transposeA"}), "split_k");
   EXPECT_EQ(ir::nearest_key("grad_clip_scop", {"grad_clip_scope", "lr"}), "grad_clip_scope");

@@ -92,9 +92,17 @@ struct DialectTable {
 /// (reduction, op, axis, ranks, scatter_dim).
 const std::vector<std::string>& meanings();
 
-/// Parses one table. Throws std::invalid_argument naming `source` and the
-/// entry for anything it does not know (an unknown role, kind or field):
-/// the table is data, and a misspelt table must not mean "no semantics".
+/// The operand roles an entry of role `r` may give (`operands:`): the ones
+/// fusecert reads (W, g, m, v, B, X, dY, A, x, ...). Any other is a load
+/// error, so a misspelt `grad` never leaves the gradient unnamed.
+const std::vector<std::string>& operand_roles(OpRole r);
+
+/// Parses one table. Throws std::invalid_argument, "source:line:col: entry:
+/// what", for anything it does not know or that contradicts itself (an
+/// unknown role, kind, field or operand role; a key or entry given twice;
+/// two meanings spelt alike; a body whose reference reads an operand the
+/// entry does not name; a hyper-parameter that is no key of the entry): the
+/// table is data, and a misspelt table must not mean "no semantics".
 DialectTable parse_dialect_table(const std::string& yaml_text, const std::string& source);
 
 /// Every table fusecert knows: the ones built in (rules/dialects/*.yaml).
