@@ -84,12 +84,15 @@ InputReport certify_module(const std::string& text, const std::string& file, uns
                                        ": its gradient reaches no optimizer, so there is nothing to fuse into its "
                                        "epilogue"));
   // The attribute boundary: an op a dialect table lists is read only through
-  // its entry. A value of the wrong kind for a key the entry names, or a key
-  // the entry does not name, is an error on an op of a candidate's slice
+  // its entry. A value of the wrong kind for a key the entry names is an
+  // input error on every listed op (issue #15: a wrong kind is an input
+  // error at the boundary; the input is malformed wherever it is). A key
+  // the entry does not name is an error on an op of a candidate's slice
   // (ir::candidate_slice: it may change what the guards read) and a remark
-  // off every slice (it changes no verdict). Each error makes inconclusive
-  // the candidates whose slice holds the op, not the whole module: a bad key
-  // on one candidate's optimizer says nothing about another's.
+  // off every slice (a discardable attribute there changes no verdict).
+  // Each error makes inconclusive the candidates whose slice holds the op,
+  // not the whole module: a bad key on one candidate's optimizer says
+  // nothing about another's.
   // Collectives' keys are checked by collective_key_problems (P3).
   // Where no candidate was found, an op matters where a candidate may hide
   // (as for unknown ops): on the slice of a weight gradient that reaches no
@@ -128,8 +131,8 @@ InputReport certify_module(const std::string& text, const std::string& file, uns
   for (const ir::Op& op : m.ops) {
     const ir::OpSpec* spec = tables.find(op.name);
     if (!spec || spec->role == ir::OpRole::Collective) continue;
-    const bool on = matters[op.id];
     for (auto& d : ir::check_attributes(op, *spec, *tables.table_of(op.name))) {
+      const bool on = matters[op.id] || d.rule == "input.attr.kind";
       if (on) attr_errors.emplace_back(r.diags.size(), op.id);
       if (!on) {
         d.severity = diag::Severity::Remark;
