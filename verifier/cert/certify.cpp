@@ -59,6 +59,7 @@ InputReport certify_module(const std::string& text, const std::string& file, uns
   r.parsed = true;
   const ir::DialectTables& tables = ir::dialects();
   ir::canonicalize_dtypes(*lr.module, tables);
+  ir::mark_refused(*lr.module, tables);  // a refused attribute never feeds a guard (F6)
   const ir::Module& m = *lr.module;
   // NaN, ±inf (an overflowed literal) as a hyper-parameter: rejected here, at
   // the boundary, whether or not a guard reads it (an input error makes every

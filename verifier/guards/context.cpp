@@ -135,6 +135,14 @@ Diagnostic& GuardContext::remark(const std::string& prop, const std::string& rul
 const ir::Attr* GuardContext::require(const ir::Op& op, const std::string& key, const std::string& prop,
                                       const std::string& obligation_id, const std::string& meaning) {
   if (const ir::Attr* a = op.attr(key)) return a;
+  if (op.is_refused(key)) {
+    // The boundary's input.attr.* error already says why: not read, not
+    // reported twice, and the obligation stays open.
+    structural(obligation_id, "the semantic key '" + key + "' is declared on " + op.name, "missing",
+               "attribute '" + key + "' on " + op.name + " at " + op.loc.str() +
+                   " was refused at the attribute boundary (input.attr.*): fusecert does not read it");
+    return nullptr;
+  }
   structural(obligation_id, "the semantic key '" + key + "' is declared on " + op.name, "missing",
              "attribute '" + key + "' absent on " + op.name + " at " + op.loc.str());
   auto& d = error(prop, obligation_id, op.loc,

@@ -70,6 +70,17 @@ void guard_k_whole(GuardContext& g) {
   // none (StableHLO's dot_general: its dimension numbers show the whole
   // contraction) is read from the IR like an upstream contraction.
   const bool declares = g.facts.producer_spec && g.facts.producer_spec->attrs.count(k_whole);
+  if (declares && (p.is_refused(k_split) || p.is_refused(k_whole))) {
+    // Refused at the attribute boundary (split_k = 4 : index,
+    // tessera.full_k = 3 : i64): its input.attr.* error says why; the guard
+    // does not read it (F6 of the #15 acceptance run: P1 read a refused
+    // split_k and called the candidate illegal).
+    const std::string key = p.is_refused(k_split) ? k_split : k_whole;
+    g.structural(id, claim, "missing",
+                 "attribute '" + key + "' on " + p.name + " at " + p.loc.str() +
+                     " was refused at the attribute boundary (input.attr.*): fusecert does not read it");
+    return;
+  }
   if (declares) {
     const ir::Attr* sk = p.attr(k_split);
     const ir::Attr* fk = p.attr(k_whole);

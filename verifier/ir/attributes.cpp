@@ -149,6 +149,24 @@ std::vector<diag::Diagnostic> check_attributes(const Op& op, const OpSpec& spec,
   return out;
 }
 
+void mark_refused(Module& m, const DialectTables& tables) {
+  for (Op& op : m.ops) {
+    const OpSpec* spec = tables.find(op.name);
+    const DialectTable* table = spec ? tables.table_of(op.name) : nullptr;
+    if (!spec || !table || spec->role == OpRole::Collective) continue;
+    for (const auto& [k, v] : op.attrs) {
+      auto it = spec->attrs.find(k);
+      std::vector<diag::Diagnostic> problems;
+      if (it != spec->attrs.end()) check(op, k, v, it->second, *table, problems);
+      // An unknown key inside a dictionary is not read (the guards ask for
+      // known entries); a value of another kind anywhere in it is.
+      const bool bad_kind = std::any_of(problems.begin(), problems.end(),
+                                        [](const diag::Diagnostic& d) { return d.rule == "input.attr.kind"; });
+      if (it == spec->attrs.end() || bad_kind) op.refused.push_back(k);
+    }
+  }
+}
+
 void canonicalize_dtypes(Module& m, const DialectTables& tables) {
   for (Op& op : m.ops) {
     const OpSpec* spec = tables.find(op.name);

@@ -18,6 +18,12 @@ namespace fusecert::ir {
 /// names the known key it is closest to).
 std::vector<diag::Diagnostic> check_attributes(const Op& op, const OpSpec& spec, const DialectTable& table);
 
+/// Marks on every op a table lists (collectives aside: their keys are
+/// collective_key_problems') the keys check_attributes refuses — a value of
+/// another kind, also inside a dictionary, or a key the entry does not
+/// name — so that no guard reads them (Op::refused, Op::attr).
+void mark_refused(Module& m, const DialectTables& tables);
+
 /// Reads every dtype-kind attribute of the ops the tables list as its dtype
 /// ("fp32" -> "f32"), in place: the guards see one spelling. Spellings the
 /// table does not know are left as written (the guards reject them).

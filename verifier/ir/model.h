@@ -165,11 +165,21 @@ struct Op {
   bool is_return = false;                    ///< a function's terminator (func.return)
   Kind kind = Kind::Other;
   Access access = Access::Unknown;
+  /// Keys the attribute boundary refused (ir::mark_refused: a value of a
+  /// kind the op's table entry does not give the key, or a key it does not
+  /// name). A refused attribute never feeds a guard: attr() does not see it.
+  std::vector<std::string> refused;
 
   const Attr* attr(const std::string& key) const {
+    if (is_refused(key)) return nullptr;
     for (auto& [k, v] : attrs)
       if (k == key) return &v;
     return nullptr;
+  }
+  bool is_refused(const std::string& key) const {
+    for (const auto& k : refused)
+      if (k == key) return true;
+    return false;
   }
   std::string dialect() const { return name.substr(0, name.find('.')); }
 };
