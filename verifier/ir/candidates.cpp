@@ -226,7 +226,7 @@ bool reads_reduction(const AffineExpr& e, const std::vector<std::string>& it) {
 
 /// A linalg.generic computing C += A·B with A K-major (A: [K, M]).
 bool is_kmajor_contraction(const Op& op) {
-  if (op.name != "linalg.generic" || !op.body || op.num_inputs != 2 || op.operands.size() != 3) return false;
+  if (op.kind != Op::Kind::Generic || !op.body || op.num_inputs != 2 || op.operands.size() != 3) return false;
   if (std::count(op.iterators.begin(), op.iterators.end(), "reduction") < 1) return false;
   const Body& b = *op.body;
   if (b.yields.size() != 1 || b.yields[0] < 0) return false;
@@ -256,7 +256,7 @@ bool is_kmajor_contraction(const Op& op) {
 /// A generic that only sums its single input over reduction dims (split-K's
 /// second stage).
 bool is_sum_reduction(const Op& op) {
-  if (op.name != "linalg.generic" || !op.body || op.num_inputs != 1) return false;
+  if (op.kind != Op::Kind::Generic || !op.body || op.num_inputs != 1) return false;
   if (std::count(op.iterators.begin(), op.iterators.end(), "reduction") < 1) return false;
   const Body& b = *op.body;
   return b.yields.size() == 1 && b.yields[0] >= 0 && b.nodes[b.yields[0]].op == "arith.addf";
@@ -281,12 +281,12 @@ bool is_dot_wgrad(const Module& m, const Op& op) {
 }
 
 bool is_wgrad_producer(const Module& m, const Op& op) {
-  if (op.name == "linalg.matmul_transpose_a") return true;
-  if (op.name == "linalg.matmul" && !op.operands.empty()) {
+  if (op.kind == Op::Kind::MatmulTransposeA) return true;
+  if (op.kind == Op::Kind::Matmul && !op.operands.empty()) {
     int d = m.values[op.operands[0]].def_op;
-    return d >= 0 && m.ops[d].name == "linalg.transpose";
+    return d >= 0 && m.ops[d].kind == Op::Kind::Transpose;
   }
-  if (op.name == "linalg.generic") return is_kmajor_contraction(op);
+  if (op.kind == Op::Kind::Generic) return is_kmajor_contraction(op);
   if (is_dot_wgrad(m, op)) return true;
   if (has_role(op.name, OpRole::Contraction)) {
     if (const OpSpec* s = dialects().find(op.name); s && s->attrs.count("dot_dimension_numbers")) return false;
@@ -304,14 +304,13 @@ std::vector<std::pair<int, int>> uses_of(const Module& m, int v, int producer) {
     if (u.first == producer) continue;
     if (m.ops[u.first].func == m.ops[producer].func && m.ops[u.first].index < m.ops[producer].index)
       continue;  // e.g. the zero fill of the gradient buffer
-    const std::string& n = m.ops[u.first].name;
-    if (n == "memref.dealloc") continue;
+    if (m.ops[u.first].kind == Op::Kind::Dealloc) continue;
     out.push_back(u);
   }
   return through_calls(m, out);
 }
 
-bool may_be_optimizer(const Op& op) { return is_tessera_optimizer(op.name) || op.name == "linalg.generic"; }
+bool may_be_optimizer(const Op& op) { return is_tessera_optimizer(op.name) || op.kind == Op::Kind::Generic; }
 
 /// Follows single-result element-wise users (add, clip) to an optimizer.
 int find_downstream(const Module& m, int op_id, int depth = 0) {

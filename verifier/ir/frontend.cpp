@@ -224,7 +224,7 @@ struct Translator {
     }
     for (mlir::Operation& op : block) {
       std::string name = op.getName().getStringRef().str();
-      if (name == "linalg.yield") {
+      if (mlir::isa<mlir::linalg::YieldOp>(op)) {
         for (auto v : op.getOperands()) {
           auto it = node_of.find(v.getAsOpaquePointer());
           b.yields.push_back(it == node_of.end() ? -1 : it->second);
@@ -250,10 +250,10 @@ struct Translator {
           n.operands.push_back(it == node_of.end() ? -1 : it->second);
           if (it == node_of.end()) b.unsupported.push_back(name + " (operand defined outside the body)");
         }
-        static const char* known[] = {"arith.addf", "arith.subf", "arith.mulf", "arith.divf", "arith.negf",
-                                      "math.sqrt",  "math.rsqrt", "arith.extf", "arith.truncf"};
-        bool ok = false;
-        for (auto* k : known) ok = ok || name == k;
+        // The scalar ops the body translation models, by their typed ops.
+        const bool ok = mlir::isa<mlir::arith::AddFOp, mlir::arith::SubFOp, mlir::arith::MulFOp, mlir::arith::DivFOp,
+                                  mlir::arith::NegFOp, mlir::math::SqrtOp, mlir::math::RsqrtOp, mlir::arith::ExtFOp,
+                                  mlir::arith::TruncFOp>(&op);
         if (!ok || op.getNumResults() != 1) b.unsupported.push_back(name);
       }
       if (op.getNumResults() >= 1) {
@@ -271,6 +271,10 @@ struct Translator {
     if (mlir::isa<mlir::tensor::EmptyOp, mlir::memref::AllocOp, mlir::memref::AllocaOp,
                   mlir::bufferization::AllocTensorOp>(op))
       return Op::Kind::Alloc;
+    if (mlir::isa<mlir::linalg::MatmulTransposeAOp>(op)) return Op::Kind::MatmulTransposeA;
+    if (mlir::isa<mlir::linalg::MatmulOp>(op)) return Op::Kind::Matmul;
+    if (mlir::isa<mlir::linalg::TransposeOp>(op)) return Op::Kind::Transpose;
+    if (mlir::isa<mlir::memref::DeallocOp>(op)) return Op::Kind::Dealloc;
     return Op::Kind::Other;
   }
 
@@ -332,7 +336,6 @@ struct Translator {
     o.kind = kind_of(op);
     o.access = access_of(op);
     const int oid = o.id;
-    const std::string oname = o.name;
     mod.ops.push_back(std::move(o));
     mod.funcs[func_id].ops.push_back(oid);
     std::vector<int> operands, results;
@@ -348,7 +351,7 @@ struct Translator {
     }
     mod.ops[oid].operands = std::move(operands);
     mod.ops[oid].results = std::move(results);
-    if (oname == "linalg.generic" && op->getNumRegions() == 1 && !op->getRegion(0).empty()) {
+    if (mlir::isa<mlir::linalg::GenericOp>(op) && op->getNumRegions() == 1 && !op->getRegion(0).empty()) {
       mod.ops[oid].body = to_body(op->getRegion(0).front());
       return;  // the body is captured as an expression DAG, not as ops
     }

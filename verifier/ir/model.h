@@ -136,6 +136,10 @@ struct Op {
     Generic,  ///< linalg.generic
     Add,      ///< an element-wise add: arith.addf, linalg.add
     Alloc,    ///< a fresh buffer or tensor: tensor.empty, memref.alloc / alloca, bufferization.alloc_tensor
+    MatmulTransposeA,  ///< linalg.matmul_transpose_a (C += Aᵀ·B)
+    Matmul,            ///< linalg.matmul
+    Transpose,         ///< linalg.transpose
+    Dealloc,           ///< memref.dealloc
   };
   /// How an op that takes a buffer accesses it (the in-place order guard).
   enum class Access {
