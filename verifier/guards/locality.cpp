@@ -53,7 +53,7 @@ std::string reduction_text(const ir::Module& m, int op) {
 /// the dependence analysis derived). Values independent of the gradient (W,
 /// old statistics, the step count, hyper-parameters) are broadcast freely.
 /// A reduction across tiles is legal only as SM3's new statistics are: an
-/// exact max / min whose result the step returns and nothing else reads
+/// exact max / min the step returns and on which no other output depends
 /// (its tiles' partial maxima combine exactly, in any order); the partials
 /// themselves must be local. Reads through a norm the P2 guard reported are
 /// its, not P9's.

@@ -93,6 +93,25 @@ void guard_single_use(GuardContext& g) {
                                         "concatenated K) produces the gradient"));
       return;
     }
+    if (dag.other_contraction >= 0) {
+      // Another contraction's result reaches an updated value by a path
+      // that is not a sum into the gradient (a product with it, a norm of
+      // it, through a reduction): no rule here decides how many producers
+      // that step has. Fail closed: inconclusive, never legal.
+      const ir::Op& other = m.ops[dag.other_contraction];
+      const std::string how = dag.other_reduced ? "through a reduction" : "element-wise, but not as a sum into it";
+      g.structural(id, claim, "missing",
+                   "result " + std::to_string(dag.other_output) + " of the step reads the gradient and the result of " +
+                       other.name + " at " + other.loc.str() + " (" + how + ")");
+      auto& d = g.error("P1", id, other.loc,
+                        "cannot decide the producers of " + gname + ": result " + std::to_string(dag.other_output) +
+                            " of the step reads it together with this second contraction's result (" + how +
+                            "); fusecert certifies only a step whose updated values read no contraction but the "
+                            "gradient's, so the candidate is inconclusive");
+      d.notes.push_back(g.producer_note("weight-gradient producer here; legal when no other contraction of the step "
+                                        "reaches the updated weight or state"));
+      return;
+    }
     std::string outs;
     for (const auto& o : dag.outputs) outs += (outs.empty() ? "" : ", ") + std::to_string(o.result_no);
     g.structural(id, claim, "holds",

@@ -166,7 +166,30 @@ class Analyzer {
     return out;
   }
 
+  /// Evaluates `op`, then records which contractions each result is
+  /// computed from: its operands' (a call: its callee's results'), plus the
+  /// op itself when it is a contraction that does not read the gradient.
   std::vector<ValueDep> eval(const Op& op, std::map<int, ValueDep>& env, int grad, int depth) {
+    std::vector<ValueDep> outs = eval_op(op, env, grad, depth);
+    if (op.callee >= 0) return outs;  // the callee's results carry their own
+    const OpSpec* spec = tables_.find(op.name);
+    const bool reduces = spec && (spec->role == OpRole::Reduce || spec->role == OpRole::Contraction);
+    std::map<int, bool> from;
+    for (int v : op.operands)
+      for (const auto& [c, reduced] : get(env, v, grad).contractions) {
+        auto it = from.find(c);
+        const bool r = reduced || reduces;
+        if (it == from.end()) from[c] = r;
+        else it->second = it->second && r;
+      }
+    bool reads = false;
+    for (const auto& o : outs) reads = reads || !o.reads.empty();
+    if (spec && spec->role == OpRole::Contraction && !reads) from[op.id] = false;
+    for (auto& o : outs) o.contractions = from;
+    return outs;
+  }
+
+  std::vector<ValueDep> eval_op(const Op& op, std::map<int, ValueDep>& env, int grad, int depth) {
     std::vector<ValueDep> ins;
     bool any = false, pure = true;
     for (int v : op.operands) {
@@ -177,26 +200,13 @@ class Analyzer {
     const OpSpec* spec = tables_.find(op.name);
     std::vector<ValueDep> outs(op.results.size());
     if (!any) {
-      // Independent of the gradient whatever the op computes; a contraction's
-      // result is remembered (a second producer summing into the gradient).
+      // Independent of the gradient whatever the op computes (the
+      // contractions it is computed from are recorded by eval).
       for (auto& o : outs) o.pure = pure;
-      if (spec && spec->role == OpRole::Contraction && outs.size() == 1) outs[0].contraction = op.id;
-      if (spec && (spec->role == OpRole::Transpose || spec->role == OpRole::Reshape ||
-                   spec->role == OpRole::Broadcast) && outs.size() == 1 && !ins.empty())
-        outs[0].contraction = ins[0].contraction;
-      if (spec && spec->role == OpRole::Elementwise && outs.size() == 1) {
-        int c = -1;
-        bool others_const = true;
-        for (const auto& in : ins) {
-          if (in.contraction >= 0 && c < 0) c = in.contraction;
-          else if (!in.pure) others_const = false;
-        }
-        if (c >= 0 && others_const) outs[0].contraction = c;
-      }
       if (op.callee >= 0) {
         // Through a helper: its results may still carry a contraction.
         std::vector<ValueDep> r = run(op.callee, ins, -1, depth + 1);
-        for (size_t i = 0; i < outs.size() && i < r.size(); ++i) outs[i].contraction = r[i].contraction;
+        for (size_t i = 0; i < outs.size() && i < r.size(); ++i) outs[i].contractions = r[i].contractions;
       }
       return outs;
     }
@@ -238,15 +248,22 @@ class Analyzer {
               for (int v : r.via)
                 for (auto& red : d_.reductions)
                   if (red.op == v && red.full && !red.exact && red.pure_input && red.scales < 0) red.scales = op.id;
-        // A second contraction summed into the local gradient.
+        // A second contraction summed into the gradient: one operand reads
+        // the gradient element-wise (no reduction on the way), another is
+        // computed element-wise from a contraction without reading the
+        // gradient (through constants, arguments, layout or dtype changes).
         if (spec->sums && d_.tied_at < 0) {
-          bool g_local = false;
+          bool g_side = false;
           int other = -1;
           for (const auto& in : ins) {
-            if (in.local()) g_local = true;
-            else if (in.reads.empty() && in.contraction >= 0) other = in.contraction;
+            if (!in.reads.empty() &&
+                std::all_of(in.reads.begin(), in.reads.end(), [](const GradRead& r) { return r.via.empty(); }))
+              g_side = true;
+            else if (in.reads.empty())
+              for (const auto& [c, reduced] : in.contractions)
+                if (!reduced && c != d_.producer && other < 0) other = c;
           }
-          if (g_local && other >= 0) {
+          if (g_side && other >= 0) {
             d_.tied_at = op.id;
             d_.tied_with = other;
           }
@@ -287,7 +304,6 @@ class Analyzer {
           coord[perm.ints[d]] = AffineExpr::dim(static_cast<int64_t>(d));
         }
         for (const auto& r : ins[0].reads) add_read(out, remap(r, os.size(), coord, R, {}), op);
-        out.contraction = ins[0].contraction;
         return outs;
       }
       case OpRole::Reshape: {
@@ -448,6 +464,17 @@ Dag analyze_dag(const Module& m, int func, int grad) {
   d.func = func;
   d.grad = grad;
   try {
+    // The producer: the contraction defining the gradient, or the one a
+    // transpose of it reads.
+    if (grad >= 0 && grad < static_cast<int>(m.values.size())) {
+      int def = m.values[grad].def_op;
+      const OpSpec* s = def >= 0 ? dialects().find(m.ops[def].name) : nullptr;
+      if (s && s->role == OpRole::Transpose && m.ops[def].operands.size() == 1) {
+        def = m.values[m.ops[def].operands[0]].def_op;
+        s = def >= 0 ? dialects().find(m.ops[def].name) : nullptr;
+      }
+      if (s && s->role == OpRole::Contraction) d.producer = def;
+    }
     Analyzer a(m, d);
     std::map<int, ValueDep> env;
     std::vector<ValueDep> results = a.run(func, {}, grad, 0, &env);
@@ -467,8 +494,14 @@ Dag analyze_dag(const Module& m, int func, int grad) {
         const Op& op = m.ops[def];
         const OpSpec* s = tables.find(op.name);
         const Reduction* red = d.reduction(def);
-        const auto& uses = m.values[returned[i]].uses;
-        if (s && s->role == OpRole::Reduce && red && red->exact && uses.size() == 1 && m.ops[uses[0].first].is_return) {
+        // An exact reduce that no other output depends on (by the DAG: no
+        // other output's gradient read crossed it).
+        bool others_read = false;
+        for (size_t j = 0; j < results.size() && red; ++j)
+          if (j != i && (j >= returned.size() || returned[j] != returned[i]))
+            for (const auto& r : results[j].reads)
+              others_read = others_read || std::find(r.via.begin(), r.via.end(), def) != r.via.end();
+        if (s && s->role == OpRole::Reduce && red && red->exact && !others_read) {
           o.exempt_reduce = def;
           auto it = env.find(op.operands[0]);
           if (op.operands[0] == grad) {
@@ -497,6 +530,19 @@ Dag analyze_dag(const Module& m, int func, int grad) {
       }
       d.outputs.push_back(std::move(o));
     }
+    // Any other contraction reaching a result that reads the gradient,
+    // other than summed into it (tied_at), leaves the step undecided.
+    if (d.tied_at < 0)
+      for (const auto& o : d.outputs) {
+        for (const auto& [c, reduced] : o.dep.contractions)
+          if (c != d.producer) {
+            d.other_contraction = c;
+            d.other_output = o.result_no;
+            d.other_reduced = reduced;
+            break;
+          }
+        if (d.other_contraction >= 0) break;
+      }
     if (d.update_op < 0)
       for (const auto& o : d.outputs)
         if (m.values[o.value].def_op >= 0) { d.update_op = m.values[o.value].def_op; break; }

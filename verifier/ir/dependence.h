@@ -14,6 +14,7 @@
 // the gradient that scales the gradient), P1 (one contraction sums into
 // the gradient).
 #pragma once
+#include <map>
 #include <string>
 #include <vector>
 
@@ -37,9 +38,13 @@ struct ValueDep {
   /// Reads no function argument except through the gradient (constants and
   /// the gradient only).
   bool pure = true;
-  /// A contraction's result up to layout, dtype and element-wise operations
-  /// with constants (for a second producer summing into the gradient).
-  int contraction = -1;
+  /// The contractions (op ids) whose results this value is computed from,
+  /// by any path: true when every path from that contraction crossed a
+  /// reduction (a reduce, or another contraction), false when some path is
+  /// element-wise (layout, dtype, element-wise ops with any operands). A
+  /// second producer summing into the gradient, or any other contraction
+  /// reaching the step's updated values, is found here.
+  std::map<int, bool> contractions;
   /// Local: depends on the gradient and constants only, with no reduction
   /// on the way (g, g², g / 2, ...).
   bool local() const;
@@ -52,7 +57,7 @@ struct Reduction {
   bool exact = false;        ///< max / min: the same bits in any order of the partials
   bool full = false;         ///< every dimension of its input is reduced (a scalar per tensor)
   bool pure_input = false;   ///< its input depends on the gradient and constants only
-  bool returned_only = false;  ///< its result feeds the function's return and nothing else
+  bool returned_only = false;  ///< it is an output itself, and no other output depends on it
   /// A norm of the gradient (full, rounded, pure input) read by an
   /// element-wise op that also reads the local gradient: the norm scales the
   /// gradient (global-norm clipping, P2). The op doing it:
@@ -64,8 +69,9 @@ struct DagOutput {
   int result_no = -1;
   int value = -1;
   ValueDep dep;
-  /// The output is the result of an exact reduce (max / min) whose result
-  /// nothing else reads; its own reads are its input's (`exempt_input`),
+  /// The output is the result of an exact reduce (max / min) on which no
+  /// other output of the step depends (by the DAG: no other output's read
+  /// crossed it); its own reads are its input's (`exempt_input`),
   /// the partial maxima of the tiles combine exactly (SM3's new statistics).
   int exempt_reduce = -1;
   ValueDep exempt_input;
@@ -76,8 +82,16 @@ struct Dag {
   int grad = -1;               ///< the gradient value
   std::vector<DagOutput> outputs;
   std::vector<Reduction> reductions;
-  int tied_at = -1;            ///< an op summing a second contraction into the local gradient
+  int producer = -1;           ///< the contraction whose result `grad` is (directly or transposed)
+  int tied_at = -1;            ///< an op summing a second contraction into the gradient (element-wise)
   int tied_with = -1;          ///< ... that contraction (op id)
+  /// Another contraction (op id) whose result reaches a result of the step
+  /// that reads the gradient, by a path other than a sum into the gradient
+  /// (a product with it, a norm of it, ...): fusecert does not decide what
+  /// such a step produces, so the candidate is inconclusive.
+  int other_contraction = -1;
+  int other_output = -1;       ///< ... the result number it reaches
+  bool other_reduced = false;  ///< ... and every path from it crossed a reduction
   int weight = -1;             ///< W: a function argument the step returns as W + u
   int weight_result = -1;      ///< the result number of the updated W
   int update_op = -1;          ///< the op computing the updated W (or the first output's)
