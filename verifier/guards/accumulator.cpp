@@ -83,11 +83,19 @@ void guard_accumulator(GuardContext& g) {
   // stored gradient. Fusion stays legal (it changes no bits), but the
   // precision gain P6 is about is not realizable: say so.
   if (unit_roundoff(accum) > unit_roundoff("f32")) {
+    // Where the accumulator dtype comes from, and so what to change: the
+    // table's numeric-policy key (Tessera), or the contraction's result
+    // element type (linalg, StableHLO: JAX's preferred_element_type).
+    const bool keyed = g.facts.producer_spec && g.facts.producer_spec->attrs.count(k_policy);
+    const std::string source = keyed ? k_policy + "." + k_accum : "the result element type of " + p.name;
+    const std::string fix = keyed ? k_policy + "." + k_accum + " = \"f32\""
+                                  : "an f32 result type on " + p.name + " (in JAX: preferred_element_type=jnp.float32 "
+                                    "on the matmul), converting to " + storage + " after it";
     auto& d = g.warning("P6", id, p.loc,
-                        "accumulator dtype " + accum + " (" + k_policy + "." + k_accum + "): the K sum is rounded to " + accum +
+                        "accumulator dtype " + accum + " (" + source + "): the K sum is rounded to " + accum +
                             ", so the fused epilogue reads no more precision than the stored " + storage +
                             " gradient; fusion is legal but the precision gain is not realizable");
-    d.notes.push_back(g.producer_note("accumulate in f32 (" + k_policy + "." + k_accum + " = \"f32\") to realise the gain"));
+    d.notes.push_back(g.producer_note("accumulate in f32 (" + fix + ") to realise the gain"));
   }
   // State dtype.
   std::string state;
