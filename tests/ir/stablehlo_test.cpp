@@ -140,5 +140,51 @@ TEST(Dependence, FollowsTheStepsMaps) {
   EXPECT_EQ(d.outputs[1].exempt_input.reads.size(), 1u);
 }
 
+
+/// Two weight-gradient contractions and `combine` (an op on %g and %hs,
+/// %hs = h * %sc with %sc an argument) feeding W's update.
+std::string two_contractions(const std::string& combine) {
+  return R"(
+func.func @step(%W: tensor<256x128xf32>, %X: tensor<512x256xf32>, %dY: tensor<512x128xf32>, %X2: tensor<512x256xf32>, %dY2: tensor<512x128xf32>, %sc: tensor<256x128xf32>) -> (tensor<256x128xf32>) {
+  %d = "stablehlo.dot_general"(%dY, %X) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [0], rhs_contracting_dimensions = [0]>}> : (tensor<512x128xf32>, tensor<512x256xf32>) -> tensor<128x256xf32>
+  %g = "stablehlo.transpose"(%d) <{permutation = array<i64: 1, 0>}> : (tensor<128x256xf32>) -> tensor<256x128xf32>
+  %e = "stablehlo.dot_general"(%dY2, %X2) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [0], rhs_contracting_dimensions = [0]>}> : (tensor<512x128xf32>, tensor<512x256xf32>) -> tensor<128x256xf32>
+  %h = "stablehlo.transpose"(%e) <{permutation = array<i64: 1, 0>}> : (tensor<128x256xf32>) -> tensor<256x128xf32>
+  %hs = "stablehlo.multiply"(%h, %sc) : (tensor<256x128xf32>, tensor<256x128xf32>) -> tensor<256x128xf32>
+  %s = ")" + combine + R"("(%g, %hs) : (tensor<256x128xf32>, tensor<256x128xf32>) -> tensor<256x128xf32>
+  %w1 = "stablehlo.add"(%W, %s) : (tensor<256x128xf32>, tensor<256x128xf32>) -> tensor<256x128xf32>
+  "func.return"(%w1) : (tensor<256x128xf32>) -> ()
+}
+)";
+}
+
+TEST(Dependence, SecondContractionThroughAnArgumentIsTied) {
+  LoadResult lr = parse_mlir(two_contractions("stablehlo.add"), "tied.mlir");
+  ASSERT_TRUE(lr.module);
+  const Module& m = *lr.module;
+  auto cands = find_candidates(m);
+  ASSERT_EQ(cands.size(), 2u);
+  const Dag d = analyze_dag(m, cands[0].func, cands[0].grad);
+  ASSERT_TRUE(d.problem.empty()) << d.problem;
+  EXPECT_EQ(d.producer, cands[0].producer);
+  ASSERT_GE(d.tied_at, 0);
+  EXPECT_EQ(d.tied_with, cands[1].producer);
+  EXPECT_EQ(m.ops[d.tied_at].name, "stablehlo.add");
+}
+
+TEST(Dependence, SecondContractionInAProductIsUndecided) {
+  LoadResult lr = parse_mlir(two_contractions("stablehlo.multiply"), "product.mlir");
+  ASSERT_TRUE(lr.module);
+  const Module& m = *lr.module;
+  auto cands = find_candidates(m);
+  ASSERT_EQ(cands.size(), 2u);
+  const Dag d = analyze_dag(m, cands[0].func, cands[0].grad);
+  ASSERT_TRUE(d.problem.empty()) << d.problem;
+  EXPECT_LT(d.tied_at, 0);
+  EXPECT_EQ(d.other_contraction, cands[1].producer);
+  EXPECT_EQ(d.other_output, 0);
+  EXPECT_FALSE(d.other_reduced);
+}
+
 }  // namespace
 }  // namespace fusecert::ir
