@@ -57,7 +57,7 @@ int verify_diagnostics(const std::vector<std::string>& files, bool split, unsign
 
 void add_certify_command(CLI::App& app, int& exit_code) {
   struct Opts {
-    std::vector<std::string> files, dialects;
+    std::vector<std::string> files, dialects, assumes;
     std::string out, format = "text";
     unsigned timeout_ms = 20000;
     bool split = false, verify = false;
@@ -76,8 +76,13 @@ void add_certify_command(CLI::App& app, int& exit_code) {
                 "check the diagnostics against the files' `// expected-error {{...}}` comments (as mlir-opt "
                 "-verify-diagnostics does): exit 0 when every one is produced and every error expected, else 1");
   add_dialect_option(cmd, o->dialects);
+  add_assume_option(cmd, o->assumes);
   auto tree = add_certify_tree_options(cmd);  // folders, globs, --shard, --merge: certify_tree.cpp
   cmd->callback([o, tree, &exit_code]() {
+    if (int rc = load_assumptions("fusecert certify", o->assumes)) {
+      exit_code = rc;
+      return;
+    }
     if (int rc = load_dialects("fusecert certify", o->dialects)) {
       exit_code = rc;
       return;

@@ -28,7 +28,7 @@ namespace fusecert::cli {
 
 void add_check_cert_command(CLI::App& app, int& exit_code) {
   struct Opts {
-    std::vector<std::string> certs, dialects;
+    std::vector<std::string> certs, dialects, assumes;
     std::string ir, ir_before, solver = "z3", format = "text";
     unsigned timeout_ms = 60000;
   };
@@ -43,7 +43,12 @@ void add_check_cert_command(CLI::App& app, int& exit_code) {
       ->check(CLI::IsMember({"text", "json", "sarif"}));
   cmd->add_option("--timeout-ms", o->timeout_ms, "per SMT query (default 60000)");
   add_dialect_option(cmd, o->dialects);
+  add_assume_option(cmd, o->assumes);
   cmd->callback([o, &exit_code]() {
+    if (int rc = load_assumptions("fusecert check-cert", o->assumes)) {
+      exit_code = rc;
+      return;
+    }
     if (int rc = load_dialects("fusecert check-cert", o->dialects)) {
       exit_code = rc;
       return;

@@ -21,6 +21,12 @@ void add_dialect_option(CLI::App* cmd, std::vector<std::string>& files);
 /// printed (a table that does not load is an input error).
 int load_dialects(const std::string& tool, const std::vector<std::string>& files);
 
+/// --assume KEY=VALUE, repeatable (assume_option.cpp).
+void add_assume_option(CLI::App* cmd, std::vector<std::string>& kvs);
+/// Puts every --assume in force; 0, or the exit code of the error it printed
+/// (an unknown key or value is a usage error).
+int load_assumptions(const std::string& tool, const std::vector<std::string>& kvs);
+
 /// Puts the exit-code table at the end of `cmd`'s --help.
 CLI::App* with_exit_codes(CLI::App* cmd);
 

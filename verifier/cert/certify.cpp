@@ -506,12 +506,15 @@ json certificate(const InputReport& in, size_t i, const std::string& tool_versio
   for (auto& o : c.obligations) obs.push_back(obligation_json(o, false));
   json diags = json::array();
   for (auto& d : c.diags) diags.push_back(diag_json(d));
+  json assumed = json::array();
+  for (auto& [k, v] : c.assumed) assumed.push_back({{"key", k}, {"value", v}});
   json j = {{"schema", kSchema},
             {"tool", {{"name", "fusecert"}, {"version", tool_version}}},
             {"solver", {{"name", "z3"}, {"version", z3_version()}}},
             {"input", input_json(in)},
             {"candidate", cand},
             {"verdict", c.verdict},
+            {"assumptions", assumed},
             {"residency", c.residency.empty() ? json(nullptr) : json(c.residency)},
             {"obligations", obs},
             {"diagnostics", diags}};

@@ -85,7 +85,7 @@ void guard_clip_scope(GuardContext& g) {
   const ir::Op* cons = g.consumer();
   if (!cons) return;  // nothing to check: the single-use guard already failed
   const std::string k_scope = ir::key_of(*cons, "grad_clip_scope");
-  const ir::Attr* a = g.require(*cons, k_scope, "P2", id, "one of \"none\", \"layer\", \"global\"");
+  const ir::Attr* a = g.fact(*cons, k_scope, "grad_clip_scope", "P2", id, "one of \"none\", \"layer\", \"global\"");
   if (!a) return;
   const std::string v = a->text;
   if (a->kind != ir::Attr::Kind::String || (v != "none" && v != "layer" && v != "global")) {

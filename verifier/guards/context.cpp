@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "verifier/guards/guards.h"
+#include "verifier/guards/assumptions.h"
 #include "verifier/guards/obligations.h"
 
 namespace fusecert::guards {
@@ -149,6 +150,25 @@ const ir::Attr* GuardContext::require(const ir::Op& op, const std::string& key, 
                   "missing semantic key '" + key + "' on " + op.name + ": fusecert does not assume a default (" +
                       meaning + ")");
   d.notes.push_back(producer_note("weight-gradient producer of this candidate"));
+  return nullptr;
+}
+
+const ir::Attr* GuardContext::fact(const ir::Op& op, const std::string& key, const std::string& meaning,
+                                   const std::string& prop, const std::string& obligation_id,
+                                   const std::string& values) {
+  if (const ir::Attr* a = op.attr(key)) return a;
+  if (const ir::Attr* a = assumed(meaning)) {
+    bool listed = false;
+    for (auto& kv : out.assumed) listed = listed || kv.first == meaning;
+    if (!listed) out.assumed.emplace_back(meaning, a->text);
+    remark(prop, obligation_id, op.loc,
+           "assumed " + meaning + " = \"" + a->text + "\" (--assume): " + op.name + " does not state '" + key + "'");
+    return a;
+  }
+  require(op, key, prop, obligation_id, values);
+  out.diags.back().notes.push_back(
+      {op.loc, "the IR does not state it: state it as the attribute '" + key + "', or assume it with --assume " +
+                   meaning + "=VALUE"});
   return nullptr;
 }
 

@@ -63,6 +63,9 @@ struct CandidateReport {
   std::vector<Obligation> obligations;
   std::vector<Diagnostic> diags;
   std::optional<Counterexample> counterexample;
+  /// The assumptions (--assume) a guard used for a
+  /// fact the IR did not state: key, value.
+  std::vector<std::pair<std::string, std::string>> assumed;
 };
 
 /// What a guard sees: the module, the candidate and its facts (computed
@@ -102,6 +105,13 @@ struct GuardContext {
   /// obligation and an error naming the key and what its values mean.
   const ir::Attr* require(const ir::Op& op, const std::string& key, const std::string& prop,
                           const std::string& obligation_id, const std::string& meaning);
+  /// A fact the IR may state on `op` (as the attribute spelling `meaning` in
+  /// op's dialect) or the user may assume (--assume meaning=VALUE): the
+  /// attribute when present (it takes precedence), else the assumption
+  /// (recorded in the report), else `require`'s missing obligation and error,
+  /// with a note naming the --assume to add. `meaning` is also the assumption key.
+  const ir::Attr* fact(const ir::Op& op, const std::string& key, const std::string& meaning, const std::string& prop,
+                       const std::string& obligation_id, const std::string& values);
   /// Note at the producer.
   Note producer_note(const std::string& msg) const { return {producer().loc, msg}; }
 };

@@ -58,7 +58,7 @@ void guard_routing(GuardContext& g) {
   const std::string claim = "every step applies the state decay the reference update applies (dense routing, or a "
                             "gradient-free decay pass covering the same state)";
   const std::string k_routing = ir::key_of(*cons, "routing");
-  const ir::Attr* a = g.require(*cons, k_routing, "P5", id, "\"dense\" or \"conditional\"");
+  const ir::Attr* a = g.fact(*cons, k_routing, "routing", "P5", id, "\"dense\" or \"conditional\"");
   if (!a) return;
   if (a->kind != ir::Attr::Kind::String || (a->text != "dense" && a->text != "conditional")) {
     g.structural(id, claim, "missing", k_routing + " = " + a->text + " is not dense or conditional");
@@ -74,7 +74,51 @@ void guard_routing(GuardContext& g) {
     g.structural(id, claim, "holds", k_routing + " = \"conditional\" but " + cons->name + " keeps no state to decay");
     return;
   }
-  // The decay pass this dialect has (a table entry of role decay), to name
+  // What an unrouted step must do (the team's reference): shown by an
+  // `unrouted` attribute or assumed; neither is inconclusive.
+  const ir::Attr* ref = g.fact(*cons, "unrouted", "unrouted", "P5", id,
+                               "the reference semantics of an unrouted step: \"dense_zero_grad\" (the body at g = 0: m, v "
+                               "decay, W moves) or \"skip\" (nothing changes)");
+  if (!ref) return;
+  if (ref->kind != ir::Attr::Kind::String || (ref->text != "dense_zero_grad" && ref->text != "skip")) {
+    g.structural(id, claim, "missing", "unrouted = " + ref->text + " is not dense_zero_grad or skip");
+    g.error("P5", id, cons->loc, "unrouted = " + ref->text + " is not one of \"dense_zero_grad\", \"skip\"");
+    return;
+  }
+  if (ref->text == "skip") {
+    // Nothing may change on an unrouted step: any op other than the consumer
+    // that takes W or its state and gives a value of its type is a pass that
+    // changes them (found by dataflow over the same values, not by name).
+    std::vector<int> held = g.facts.state_values;
+    if (g.facts.weight_value >= 0) held.push_back(g.facts.weight_value);
+    const ir::Op* writer = nullptr;
+    for (int id2 : g.m.funcs[g.c.func].ops) {
+      const ir::Op& op = g.m.ops[id2];
+      if (&op == cons || id2 == g.c.producer) continue;
+      for (int v : held) {
+        if (std::find(op.operands.begin(), op.operands.end(), v) == op.operands.end()) continue;
+        for (int r : op.results)
+          if (g.m.values[r].type.text == g.m.values[v].type.text) writer = &op;
+      }
+      if (writer) break;
+    }
+    if (!writer) {
+      g.structural(id, claim, "holds",
+                   k_routing + " = \"conditional\", unrouted = \"skip\": no op but " + cons->name +
+                       " changes W or its state, so an unrouted step changes nothing");
+      return;
+    }
+    g.structural(id, claim, "violated",
+                 "unrouted = \"skip\" but " + writer->name + " at " + writer->loc.str() +
+                     " computes a new value of W or its state outside the routed update");
+    auto& d = g.error("P5", id, writer->loc,
+                      "cannot fuse " + cons->name + " into the weight-gradient epilogue: under unrouted = \"skip\" an "
+                      "unrouted step changes nothing, and this op updates W or its state on such steps");
+    d.notes.push_back(g.producer_note("weight-gradient producer here; legal under unrouted = \"skip\" without a pass "
+                                      "over the state on unrouted steps"));
+    return;
+  }
+  // dense_zero_grad: the decay pass this dialect has (a table entry of role decay), to name
   // in the notes; and a decay op over the same state values.
   const ir::DialectTable* table = ir::table_of(*cons);
   const ir::OpSpec* pass = table ? table->first_of(ir::OpRole::Decay) : nullptr;
@@ -87,7 +131,12 @@ void guard_routing(GuardContext& g) {
     const ir::Op& op = g.m.ops[id2];
     const ir::OpSpec* spec = ir::spec_of(op);
     if (!spec || spec->role != ir::OpRole::Decay) continue;
-    bool covers = std::all_of(g.facts.state_values.begin(), g.facts.state_values.end(), [&](int v) {
+    // At g = 0 the reference body still moves W (m_hat, decoupled weight
+    // decay), so the pass must take W as well as the state: a pass over m
+    // and v alone leaves W where the reference moves it.
+    std::vector<int> held = g.facts.state_values;
+    if (g.facts.weight_value >= 0) held.push_back(g.facts.weight_value);
+    bool covers = std::all_of(held.begin(), held.end(), [&](int v) {
       return std::find(op.operands.begin(), op.operands.end(), v) != op.operands.end();
     });
     if (covers) { decay = &op; break; }
@@ -101,7 +150,8 @@ void guard_routing(GuardContext& g) {
     return;
   }
   g.structural(id, claim, "violated",
-               k_routing + " = \"conditional\" on " + cons->name + " and no " + pass_name + " covers its state");
+               k_routing + " = \"conditional\", unrouted = \"dense_zero_grad\" on " + cons->name + " and no " + pass_name +
+                   " covers W and its state");
   g.smt("P5.decay_pass", "the β-folded fused update equals the per-step reference on every step",
         memo_query(std::string("folded:0:") + (second ? "1" : "0"), [&] { return folded_query(false, second); }), "unsat", "QF_NRA");
   auto& d = g.error("P5", id, cons->loc,
@@ -110,7 +160,7 @@ void guard_routing(GuardContext& g) {
                         "decay of m" + std::string(second ? ", v" : "") +
                         ") on steps where the expert receives no gradient");
   d.notes.push_back(g.producer_note("weight-gradient producer here; legal with a gradient-free decay pass "
-                                    "(" + pass_name + ") over the same state on unrouted steps"));
+                                    "(" + pass_name + ") over W and the same state on unrouted steps (unrouted = \"dense_zero_grad\": the body at g = 0 moves W)"));
 }
 
 }  // namespace fusecert::guards
