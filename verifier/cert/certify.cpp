@@ -138,7 +138,8 @@ InputReport certify_module(const std::string& text, const std::string& file, uns
     // "not a producer".
     if (spec->role == ir::OpRole::Contraction)
       for (const auto& [key, ks] : spec->attrs)
-        if (std::find(ks.kinds.begin(), ks.kinds.end(), ir::AttrKind::DotDims) != ks.kinds.end() && !op.attr(key))
+        if (std::find(ks.kinds.begin(), ks.kinds.end(), ir::AttrKind::DotDims) != ks.kinds.end() && !op.attr(key) &&
+            !op.is_refused(key))
           found.push_back(diag::error(op.loc, "input.attr.kind",
                                       op.name + " lacks its '" + key + "' (the " + tables.table_of(op.name)->dialect +
                                           " table gives it the kind " + ir::to_string(ir::AttrKind::DotDims) +
