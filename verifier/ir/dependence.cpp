@@ -60,6 +60,14 @@ struct Failure {
   Loc loc;
 };
 
+/// A scalar body op that adds or subtracts its operands (a second
+/// contraction summed into the gradient is found at one).
+bool body_sums(const BodyNode& n) { return n.op == "arith.addf" || n.op == "arith.subf"; }
+/// A scalar body op whose reduction is exact and order-independent.
+bool body_exact(const BodyNode& n) {
+  return n.op == "arith.maximumf" || n.op == "arith.minimumf" || n.op == "arith.maxnumf" || n.op == "arith.minnumf";
+}
+
 class Analyzer {
  public:
   Analyzer(const Module& m, Dag& d) : m_(m), d_(d), tables_(dialects()) {}
@@ -173,7 +181,8 @@ class Analyzer {
     std::vector<ValueDep> outs = eval_op(op, env, grad, depth);
     if (op.callee >= 0) return outs;  // the callee's results carry their own
     const OpSpec* spec = tables_.find(op.name);
-    const bool reduces = spec && (spec->role == OpRole::Reduce || spec->role == OpRole::Contraction);
+    const bool reduces = (spec && (spec->role == OpRole::Reduce || spec->role == OpRole::Contraction)) ||
+                         (!spec && reduces_loops(op));
     std::map<int, bool> from;
     for (int v : op.operands)
       for (const auto& [c, reduced] : get(env, v, grad).contractions) {
@@ -184,7 +193,8 @@ class Analyzer {
       }
     bool reads = false;
     for (const auto& o : outs) reads = reads || !o.reads.empty();
-    if (spec && spec->role == OpRole::Contraction && !reads) from[op.id] = false;
+    if (((spec && spec->role == OpRole::Contraction) || (!spec && is_linalg_contraction(op))) && !reads)
+      from[op.id] = false;
     for (auto& o : outs) o.contractions = from;
     return outs;
   }
@@ -216,6 +226,11 @@ class Analyzer {
                                                      " values for " + std::to_string(outs.size()) + " results", op.loc};
       return r;
     }
+    // An upstream linalg op (generic or named): its indexing maps and its
+    // scalar body say which operand elements each result element reads.
+    if (!spec && op.num_inputs >= 0 && !op.maps.empty()) return structured(op, ins);
+    if (!spec && op.kind == Op::Kind::Add && op.operands.size() == 2 && op.results.size() == 1)
+      return {sum_of(op, ins)};
     if (!spec)
       throw Failure{"'" + op.name + "' reads a value computed from the weight gradient, and no dialect table gives "
                     "its dependence semantics", op.loc};
@@ -239,35 +254,7 @@ class Analyzer {
                           op.loc};
           for (const auto& r : ins[i].reads) add_read(out, scalar ? remap(r, 0, {}, R, {}) : r, op);
         }
-        // A norm of the gradient read beside the local gradient scales it.
-        bool local = false;
-        for (const auto& in : ins) local = local || in.local();
-        if (local)
-          for (const auto& in : ins)
-            for (const auto& r : in.reads)
-              for (int v : r.via)
-                for (auto& red : d_.reductions)
-                  if (red.op == v && red.full && !red.exact && red.pure_input && red.scales < 0) red.scales = op.id;
-        // A second contraction summed into the gradient: one operand reads
-        // the gradient element-wise (no reduction on the way), another is
-        // computed element-wise from a contraction without reading the
-        // gradient (through constants, arguments, layout or dtype changes).
-        if (spec->sums && d_.tied_at < 0) {
-          bool g_side = false;
-          int other = -1;
-          for (const auto& in : ins) {
-            if (!in.reads.empty() &&
-                std::all_of(in.reads.begin(), in.reads.end(), [](const GradRead& r) { return r.via.empty(); }))
-              g_side = true;
-            else if (in.reads.empty())
-              for (const auto& [c, reduced] : in.contractions)
-                if (!reduced && c != d_.producer && other < 0) other = c;
-          }
-          if (g_side && other >= 0) {
-            d_.tied_at = op.id;
-            d_.tied_with = other;
-          }
-        }
+        note_elementwise(op, ins, spec->sums);
         return outs;
       }
       case OpRole::Broadcast: {
@@ -347,6 +334,199 @@ class Analyzer {
       default:
         throw Failure{op.name + " (role " + to_string(spec->role) + ") reads a value computed from the weight "
                       "gradient, and its dependence is not modelled", op.loc};
+    }
+  }
+
+  /// A linalg op with a reduction loop (linalg.generic with a "reduction"
+  /// iterator, linalg.matmul, ...): what it computes crosses a reduction.
+  static bool reduces_loops(const Op& op) {
+    return op.num_inputs >= 0 && std::count(op.iterators.begin(), op.iterators.end(), "reduction") > 0;
+  }
+  /// A linalg op that contracts two inputs over a reduction loop
+  /// (linalg.matmul and its variants, a contraction-shaped generic).
+  static bool is_linalg_contraction(const Op& op) {
+    return op.kind == Op::Kind::Matmul || op.kind == Op::Kind::MatmulTransposeA ||
+           (reduces_loops(op) && op.num_inputs >= 2);
+  }
+
+  static ValueDep merged(const std::vector<const ValueDep*>& ins, const Op& op) {
+    ValueDep out;
+    for (const ValueDep* in : ins) {
+      out.pure = out.pure && in->pure;
+      for (const auto& r : in->reads) add_read(out, r, op);
+      for (const auto& [c, reduced] : in->contractions) {
+        auto it = out.contractions.find(c);
+        if (it == out.contractions.end()) out.contractions[c] = reduced;
+        else it->second = it->second && reduced;
+      }
+    }
+    return out;
+  }
+
+  /// arith.addf / arith.subf on tensors of one shape.
+  ValueDep sum_of(const Op& op, const std::vector<ValueDep>& ins) {
+    const int res = op.results[0];
+    static_shape(op, res);
+    for (int v : op.operands)
+      if (static_shape(op, v), shape(v) != shape(res))
+        throw Failure{op.name + ": operand and result differ in shape", op.loc};
+    note_elementwise(op, ins, true);
+    return merged({&ins[0], &ins[1]}, op);
+  }
+
+  /// A linalg op (generic or named) reading the gradient. Each block
+  /// argument reads its operand at the operand's indexing map, so its reads
+  /// are re-expressed over the loop dimensions; the scalar body combines
+  /// them element-wise (a named op without a body: every result reads every
+  /// operand); a result reads at its own map, and the loops its map omits
+  /// (the reduction loops) become the read's extra dimensions: a reduction
+  /// across those elements, exact only for a max / min combiner of the
+  /// result's own accumulator.
+  std::vector<ValueDep> structured(const Op& op, const std::vector<ValueDep>& ins) {
+    const unsigned n = static_cast<unsigned>(op.iterators.size());
+    if (op.maps.size() != op.operands.size() || static_cast<size_t>(op.num_inputs) > op.operands.size() ||
+        op.operands.size() - op.num_inputs != op.results.size())
+      throw Failure{op.name + ": its indexing maps, operands and results do not match", op.loc};
+    std::vector<int64_t> extent(n, -1);
+    for (size_t k = 0; k < op.operands.size(); ++k) {
+      const Type& t = m_.values[op.operands[k]].type;
+      if (t.kind == Type::Kind::Scalar) continue;
+      static_shape(op, op.operands[k]);
+      if (op.maps[k].num_dims != n || op.maps[k].results.size() != t.shape.size())
+        throw Failure{op.name + ": indexing map " + op.maps[k].text + " does not fit operand " + t.text, op.loc};
+      for (size_t r = 0; r < t.shape.size(); ++r)
+        if (op.maps[k].results[r].kind == K::Dim) extent[op.maps[k].results[r].value] = t.shape[r];
+    }
+    for (unsigned d = 0; d < n; ++d)
+      if (extent[d] < 0) throw Failure{op.name + ": the extent of loop d" + std::to_string(d) + " is not known", op.loc};
+    std::vector<ValueDep> arg(op.operands.size());
+    for (size_t k = 0; k < op.operands.size(); ++k) {
+      arg[k].pure = ins[k].pure;
+      arg[k].contractions = ins[k].contractions;
+      const size_t rank = m_.values[op.operands[k]].type.kind == Type::Kind::Scalar ? 0 : shape(op.operands[k]).size();
+      for (const auto& r : ins[k].reads)
+        add_read(arg[k], remap(r, rank, rank ? op.maps[k].results : std::vector<AffineExpr>{}, n, {}), op);
+    }
+    // The value each result yields, over the loop dimensions.
+    std::vector<ValueDep> yielded;
+    std::vector<int> combiner(op.results.size(), -1);  // the yield's body node
+    if (op.body) {
+      const Body& b = *op.body;
+      std::vector<ValueDep> node(b.nodes.size());
+      for (size_t i = 0; i < b.nodes.size(); ++i) {
+        const BodyNode& bn = b.nodes[i];
+        if (bn.kind == BodyNode::Kind::Arg) {
+          if (bn.arg < 0 || static_cast<size_t>(bn.arg) >= arg.size())
+            throw Failure{op.name + ": its body reads a block argument it has no operand for", op.loc};
+          node[i] = arg[bn.arg];
+          continue;
+        }
+        if (bn.kind == BodyNode::Kind::Const) continue;
+        // A scalar op: each operand at the same loop point. An operand from
+        // outside the body is not the gradient (run() refuses a region op
+        // reading a gradient-derived value), but not known to be constant.
+        ValueDep outside;
+        outside.pure = false;
+        std::vector<const ValueDep*> from;
+        std::vector<ValueDep> copies;
+        for (int o : bn.operands) copies.push_back(o >= 0 && static_cast<size_t>(o) < i ? node[o] : outside);
+        for (const auto& c : copies) from.push_back(&c);
+        note_elementwise(op, copies, body_sums(bn));
+        node[i] = merged(from, op);
+      }
+      if (b.yields.size() != op.results.size())
+        throw Failure{op.name + ": its body yields " + std::to_string(b.yields.size()) + " values for " +
+                          std::to_string(op.results.size()) + " results", op.loc};
+      for (size_t k = 0; k < b.yields.size(); ++k) {
+        if (b.yields[k] < 0) throw Failure{op.name + ": its body yields a value defined outside it", op.loc};
+        yielded.push_back(node[b.yields[k]]);
+        combiner[k] = b.yields[k];
+      }
+    } else {
+      std::vector<const ValueDep*> from;
+      for (const auto& a : arg) from.push_back(&a);
+      note_elementwise(op, arg, op.kind == Op::Kind::Add);
+      yielded.assign(op.results.size(), merged(from, op));
+    }
+    std::vector<ValueDep> outs(op.results.size());
+    bool recorded = false;
+    for (size_t k = 0; k < op.results.size(); ++k) {
+      const int res = op.results[k];
+      static_shape(op, res);
+      const AffineMap& om = op.maps[op.num_inputs + k];
+      const unsigned R = static_cast<unsigned>(shape(res).size());
+      std::vector<AffineExpr> coord(n, AffineExpr::cst(0));
+      std::vector<bool> kept(n, false);
+      if (om.results.size() != R) throw Failure{op.name + ": result " + std::to_string(k) + "'s map does not fit it", op.loc};
+      for (unsigned p = 0; p < R; ++p) {
+        const AffineExpr& e = om.results[p];
+        if (e.kind != K::Dim || kept[e.value])
+          throw Failure{op.name + ": result " + std::to_string(k) + "'s indexing map " + om.text +
+                            " is not a projected permutation", op.loc};
+        kept[e.value] = true;
+        coord[e.value] = AffineExpr::dim(p);
+      }
+      std::vector<int64_t> extra;
+      for (unsigned d = 0; d < n; ++d)
+        if (!kept[d]) {
+          coord[d] = AffineExpr::dim(static_cast<int64_t>(R + extra.size()));
+          extra.push_back(extent[d]);
+        }
+      const ValueDep& y = yielded[k];
+      outs[k].pure = y.pure;
+      for (const auto& r : y.reads) {
+        GradRead g = remap(r, n, coord, R, extra);
+        if (!extra.empty()) g.via.push_back(op.id);
+        add_read(outs[k], g, op);
+      }
+      if (!extra.empty() && !y.reads.empty() && !recorded) {
+        Reduction red;
+        red.op = op.id;
+        // Exact only when the result is max / min of its own accumulator and
+        // the value (every partial combines the same in any order).
+        const int acc = op.num_inputs + static_cast<int>(k);
+        red.exact = op.body && combiner[k] >= 0 && body_exact(op.body->nodes[combiner[k]]) &&
+                    std::any_of(op.body->nodes[combiner[k]].operands.begin(), op.body->nodes[combiner[k]].operands.end(),
+                                [&](int o) { return o >= 0 && op.body->nodes[o].kind == BodyNode::Kind::Arg &&
+                                                    op.body->nodes[o].arg == acc; });
+        red.full = R == 0;
+        red.pure_input = y.pure;
+        d_.reductions.push_back(red);
+        recorded = true;
+      }
+    }
+    return outs;
+  }
+
+  /// What an element-wise combination of `ins` at `op` shows: a norm of the
+  /// gradient read beside the local gradient scales it (P2); a sum (`sums`)
+  /// of the local gradient and a value computed element-wise from a second
+  /// contraction is a second producer (P1).
+  void note_elementwise(const Op& op, const std::vector<ValueDep>& ins, bool sums) {
+    // A norm of the gradient read beside the local gradient scales it.
+    bool local = false;
+    for (const auto& in : ins) local = local || in.local();
+    if (local)
+      for (const auto& in : ins)
+        for (const auto& r : in.reads)
+          for (int v : r.via)
+            for (auto& red : d_.reductions)
+              if (red.op == v && red.full && !red.exact && red.pure_input && red.scales < 0) red.scales = op.id;
+    if (sums && d_.tied_at < 0) {
+      bool g_side = false;
+      int other = -1;
+      for (const auto& in : ins) {
+        if (!in.reads.empty() &&
+            std::all_of(in.reads.begin(), in.reads.end(), [](const GradRead& r) { return r.via.empty(); }))
+          g_side = true;
+        else if (in.reads.empty())
+          for (const auto& [c, reduced] : in.contractions)
+            if (!reduced && c != d_.producer && other < 0) other = c;
+      }
+      if (g_side && other >= 0) {
+        d_.tied_at = op.id;
+        d_.tied_with = other;
+      }
     }
   }
 
@@ -448,6 +628,21 @@ class Analyzer {
 
 }  // namespace
 
+bool depends_on(const Module& m, int value, int source) {
+  std::vector<int> work{value};
+  std::set<int> seen;
+  while (!work.empty()) {
+    const int v = work.back();
+    work.pop_back();
+    if (v == source) return true;
+    if (v < 0 || !seen.insert(v).second) continue;
+    const int def = m.values[v].def_op;
+    if (def >= 0)
+      for (int o : m.ops[def].operands) work.push_back(o);
+  }
+  return false;
+}
+
 std::string to_text(const AffineMap& m) {
   std::string s = "(";
   for (unsigned d = 0; d < m.num_dims; ++d) s += (d ? ", d" : "d") + std::to_string(d);
@@ -474,6 +669,10 @@ Dag analyze_dag(const Module& m, int func, int grad) {
         s = def >= 0 ? dialects().find(m.ops[def].name) : nullptr;
       }
       if (s && s->role == OpRole::Contraction) d.producer = def;
+      if (!s && def >= 0 && (m.ops[def].kind == Op::Kind::Matmul || m.ops[def].kind == Op::Kind::MatmulTransposeA ||
+                             (m.ops[def].kind == Op::Kind::Generic && m.ops[def].num_inputs >= 2 &&
+                              std::count(m.ops[def].iterators.begin(), m.ops[def].iterators.end(), "reduction") > 0)))
+        d.producer = def;
     }
     Analyzer a(m, d);
     std::map<int, ValueDep> env;
@@ -501,7 +700,9 @@ Dag analyze_dag(const Module& m, int func, int grad) {
           if (j != i && (j >= returned.size() || returned[j] != returned[i]))
             for (const auto& r : results[j].reads)
               others_read = others_read || std::find(r.via.begin(), r.via.end(), def) != r.via.end();
-        if (s && s->role == OpRole::Reduce && red && red->exact && !others_read) {
+        // A reduce of a table, or a linalg reduction of one input.
+        const bool one_input = (s && s->role == OpRole::Reduce) || (!s && op.num_inputs == 1);
+        if (one_input && red && red->exact && !others_read) {
           o.exempt_reduce = def;
           auto it = env.find(op.operands[0]);
           if (op.operands[0] == grad) {
@@ -543,6 +744,21 @@ Dag analyze_dag(const Module& m, int func, int grad) {
           }
         if (d.other_contraction >= 0) break;
       }
+    // A norm of the gradient that scales it is clipping (P2) only when it is
+    // the step's one coarse read: when some result also reads the gradient
+    // across a reduction that is not such a norm (a row sum, a product over
+    // the matrix, a statistic of the update), the step is coarser than the
+    // tile whatever the norm does, and the norm is one of those reads (P9).
+    bool other_coarse = false;
+    for (const auto& o : d.outputs)
+      for (const auto& r : (o.exempt_reduce >= 0 ? o.exempt_input : o.dep).reads) {
+        bool norm = false;
+        for (int v : r.via)
+          if (const Reduction* red = d.reduction(v); red && red->scales >= 0) norm = true;
+        other_coarse = other_coarse || (!norm && !r.via.empty());
+      }
+    if (other_coarse)
+      for (auto& red : d.reductions) red.scales = -1;
     if (d.update_op < 0)
       for (const auto& o : d.outputs)
         if (m.values[o.value].def_op >= 0) { d.update_op = m.values[o.value].def_op; break; }

@@ -104,6 +104,10 @@ struct Dag {
 /// Never throws on hostile input: what it cannot follow is `problem`.
 Dag analyze_dag(const Module& m, int func, int grad);
 
+/// Whether `value` is computed from `source`, directly or not (through the
+/// operands of the ops defining it, within its function).
+bool depends_on(const Module& m, int value, int source);
+
 /// The printed form of an affine map, "(d0, d1, d2) -> (d1, d2)".
 std::string to_text(const AffineMap& m);
 
