@@ -140,6 +140,13 @@ void guard_k_whole(GuardContext& g) {
     evidence = "split-K: " + p.name + " at " + p.loc.str() + " computes " + std::to_string(splits) +
                " partial products reduced by " + g.m.ops[g.c.split_reduce].name + " at " +
                g.m.ops[g.c.split_reduce].loc.str();
+  } else if (g.c.k_loop >= 0) {
+    // Each iteration of the loop adds this contraction over a slice of K
+    // into the running sum: the K reduction is split across iterations.
+    const ir::Op& loop = g.m.ops[g.c.k_loop];
+    splits = 2;
+    evidence = "split-K over a loop: " + p.name + " at " + p.loc.str() + " accumulates into the iteration argument of " +
+               loop.name + " at " + loop.loc.str() + ", which sums one partial product per iteration";
   } else {
     evidence = p.name + " reduces its whole K dimension in one op";
   }
@@ -147,14 +154,17 @@ void guard_k_whole(GuardContext& g) {
     g.structural(id, claim, "violated", evidence);
     const ir::Attr* fk = declares ? p.attr(k_whole) : nullptr;
     const bool declared_false = fk && fk->kind == ir::Attr::Kind::Bool && fk->num == 0;
-    auto& d = g.error("P1", id, g.c.split_reduce >= 0 ? g.m.ops[g.c.split_reduce].loc : p.loc,
+    auto& d = g.error("P1", id, g.c.split_reduce >= 0 ? g.m.ops[g.c.split_reduce].loc
+                                : g.c.k_loop >= 0    ? g.m.ops[g.c.k_loop].loc
+                                                     : p.loc,
                       declared_false
                           ? "cannot fuse the optimizer into the weight-gradient epilogue: the producer declares " +
                                 k_whole + " = false, so no tile holds the finished gradient before the K reduction "
                             "completes outside the op"
                           : "cannot fuse the optimizer into the weight-gradient epilogue: the producer splits K into " +
-                                std::to_string(splits) +
-                                " partial sums, so no tile holds the finished gradient before the reduction (and the "
+                                (g.c.k_loop >= 0 ? std::string("one partial sum per loop iteration")
+                                                 : std::to_string(splits) + " partial sums") +
+                                ", so no tile holds the finished gradient before the reduction (and the "
                                 "split reassociates the K sum)");
     d.notes.push_back(g.producer_note("weight-gradient producer here; legal with the K reduction kept whole "
                                       "(" + std::string(declares ? k_whole + ", no " + k_split : "one contraction over the whole K, no split-K") + ")"));

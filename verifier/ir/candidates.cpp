@@ -389,6 +389,22 @@ std::vector<Candidate> find_candidates(const Module& m, std::vector<Candidate>* 
         c.result_no = static_cast<int>(op.operands.size() - in.size());
       }
       c.uses = uses_of(m, c.grad, id);
+      // split-K over a loop: the contraction accumulates into the loop's
+      // iteration argument and yields the sum back to it, so each iteration
+      // adds a partial product over a slice of K. The gradient is the
+      // loop's result, and K is not whole in the producer.
+      if (c.form == Form::Linalg && op.parent >= 0 && m.ops[op.parent].kind == Op::Kind::Loop && c.uses.size() == 1 &&
+          m.ops[c.uses[0].first].kind == Op::Kind::LoopYield && m.ops[c.uses[0].first].parent == op.parent) {
+        const Op& loop = m.ops[op.parent];
+        const size_t i = static_cast<size_t>(c.uses[0].second);
+        const auto in = inits(op);
+        if (i < loop.iter_args.size() && i < loop.results.size() &&
+            std::find(in.begin(), in.end(), loop.iter_args[i]) != in.end()) {
+          c.k_loop = loop.id;
+          c.grad = loop.results[i];
+          c.uses = uses_of(m, c.grad, loop.id);
+        }
+      }
       // split-K in linalg form: partial products over a split dimension, then
       // a sum over it. The sum's result is the gradient.
       if (c.form == Form::Linalg && c.uses.size() == 1 && is_sum_reduction(m.ops[c.uses[0].first]) &&
@@ -406,6 +422,27 @@ std::vector<Candidate> find_candidates(const Module& m, std::vector<Candidate>* 
           int d = find_downstream(m, u.first);
           if (d >= 0) { c.downstream = d; break; }
         }
+      }
+      // Linalg on tensors, the gradient not the one input of a generic: an
+      // addend (gradient accumulation), or several uses (row and column
+      // statistics, a norm). When the dependence analysis follows every op
+      // from the gradient to the step's results and finds no second
+      // contraction, the consumer is that slice, and the op computing the
+      // first updated result stands for it (its facts: the DAG's).
+      if (c.form == Form::Linalg && c.consumer < 0 && c.downstream >= 0) {
+        const Dag dag = analyze_dag(m, op.func, c.grad);
+        bool updates = false;
+        for (const auto& o : dag.outputs) updates = updates || !o.dep.pure;
+        const int at = dag.update_op;
+        if (dag.problem.empty() && dag.tied_at < 0 && dag.other_contraction < 0 && updates && at >= 0 &&
+            m.ops[at].kind == Op::Kind::Generic)
+          for (int k = 0; k < m.ops[at].num_inputs && k < static_cast<int>(m.ops[at].operands.size()); ++k)
+            if (depends_on(m, m.ops[at].operands[k], c.grad)) {
+              c.consumer = at;
+              c.consumer_operand = k;
+              c.downstream = -1;
+              break;
+            }
       }
       // A weight gradient that reaches no optimizer (returned, stored, or
       // unused) offers nothing to fuse: not a candidate, and not an alarm.

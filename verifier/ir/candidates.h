@@ -34,6 +34,10 @@ struct Candidate {
   int result_no = 0;        ///< producer result number (init operand number when bufferized)
   int grad = -1;            ///< the gradient value: a tensor result, or the init buffer
   int split_reduce = -1;    ///< linalg split-K: the op that sums the partial products
+  /// linalg split-K over a loop: the scf.for whose iterations each add the
+  /// producer's contraction (over a slice of K) into the running sum; the
+  /// gradient is the loop's result.
+  int k_loop = -1;
   std::vector<std::pair<int, int>> uses;  ///< uses of the gradient (op, operand number)
   int consumer = -1;        ///< the single use when it may be an optimizer, else -1
   int consumer_operand = -1;

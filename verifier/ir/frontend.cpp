@@ -16,6 +16,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/AffineExpr.h"
@@ -275,6 +276,9 @@ struct Translator {
     if (mlir::isa<mlir::linalg::MatmulOp>(op)) return Op::Kind::Matmul;
     if (mlir::isa<mlir::linalg::TransposeOp>(op)) return Op::Kind::Transpose;
     if (mlir::isa<mlir::memref::DeallocOp>(op)) return Op::Kind::Dealloc;
+    if (mlir::isa<mlir::scf::ForOp>(op)) return Op::Kind::Loop;
+    if (mlir::isa<mlir::scf::YieldOp>(op) && mlir::isa_and_present<mlir::scf::ForOp>(op->getParentOp()))
+      return Op::Kind::LoopYield;
     return Op::Kind::Other;
   }
 
@@ -351,6 +355,8 @@ struct Translator {
     }
     mod.ops[oid].operands = std::move(operands);
     mod.ops[oid].results = std::move(results);
+    if (auto loop = mlir::dyn_cast<mlir::scf::ForOp>(op))
+      for (auto a : loop.getRegionIterArgs()) mod.ops[oid].iter_args.push_back(value_id(a));
     if (mlir::isa<mlir::linalg::GenericOp>(op) && op->getNumRegions() == 1 && !op->getRegion(0).empty()) {
       mod.ops[oid].body = to_body(op->getRegion(0).front());
       return;  // the body is captured as an expression DAG, not as ops

@@ -140,6 +140,8 @@ struct Op {
     Matmul,            ///< linalg.matmul
     Transpose,         ///< linalg.transpose
     Dealloc,           ///< memref.dealloc
+    Loop,              ///< scf.for: its results are the last iteration's iter_args (Op::iter_args)
+    LoopYield,         ///< scf.yield terminating an scf.for body: operand i becomes iter_arg i
   };
   /// How an op that takes a buffer accesses it (the in-place order guard).
   enum class Access {
@@ -167,6 +169,8 @@ struct Op {
   /// its index in Module::funcs; -1 otherwise (indirect, or external).
   int callee = -1;
   bool is_return = false;                    ///< a function's terminator (func.return)
+  /// Kind::Loop: the body's iteration arguments (value ids), one per result.
+  std::vector<int> iter_args;
   Kind kind = Kind::Other;
   Access access = Access::Unknown;
   /// Keys the attribute boundary refused (ir::mark_refused: a value of a
