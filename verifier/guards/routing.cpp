@@ -5,8 +5,13 @@
 // update over the reals on a routed-or-not step.
 #include <algorithm>
 
+#include <map>
+#include <optional>
+
 #include "verifier/guards/guards.h"
+#include "verifier/ir/dependence.h"
 #include "verifier/ir/dialect_table.h"
+#include "verifier/ir/recognize.h"
 
 namespace fusecert::guards {
 
@@ -30,6 +35,64 @@ std::string folded_query(bool decay_pass, bool second_moment) {
     z3::expr v_fused = z3::ite(routed, b2 * v0 + (1 - b2) * g * g, decay_pass ? b2 * v0 : v0);
     differ = differ || v_correct != v_fused;
   }
+  q.add(differ);
+  return q.smt2();
+}
+
+/// A gradient-free pass of linalg ops over the values the consumer holds:
+/// a linalg.generic, other than the consumer, that does not read the
+/// gradient, takes every one of `held` as an input and yields as many
+/// values as the consumer, of the same types (found by dataflow over the
+/// same values, never by name).
+const ir::Op* linalg_pass(const GuardContext& g, const ir::Op& cons, const std::vector<int>& held) {
+  if (cons.kind != ir::Op::Kind::Generic || !cons.body || held.empty()) return nullptr;
+  for (int id : g.m.funcs[g.c.func].ops) {
+    const ir::Op& op = g.m.ops[id];
+    if (op.id == cons.id || op.kind != ir::Op::Kind::Generic || !op.body || op.results.size() != cons.results.size())
+      continue;
+    const auto in = ir::inputs(op);
+    bool ok = std::all_of(held.begin(), held.end(),
+                          [&](int v) { return std::find(in.begin(), in.end(), v) != in.end(); });
+    for (int v : op.operands) ok = ok && (g.c.grad < 0 || !ir::depends_on(g.m, v, g.c.grad));
+    for (size_t r = 0; ok && r < op.results.size(); ++r)
+      ok = g.m.values[op.results[r]].type.text == g.m.values[cons.results[r]].type.text;
+    if (ok) return &op;
+  }
+  return nullptr;
+}
+
+/// SMT-LIB2 (QF_NRA): ∃ inputs such that some result of `pass` differs from
+/// the same result of the consumer's body at g = 0. Each input the two read
+/// is one variable; the gradient is 0; every other block argument is its
+/// own variable. unsat: the pass is the body at g = 0 over the reals (where
+/// −0 and +0 are one value: β·m + (1−β)·0 and β·m are equal). nullopt when a
+/// body uses an op the real-number translation does not model.
+std::optional<std::string> zero_grad_query(const GuardContext& g, const ir::Op& cons, const ir::Op& pass) {
+  z3::context ctx;
+  smt::RealArith ra(ctx, {});
+  std::map<int, z3::expr> var;  // value id -> its variable
+  auto of = [&](int v) {
+    auto it = var.find(v);
+    if (it == var.end()) it = var.emplace(v, ctx.real_const(("x" + std::to_string(v)).c_str())).first;
+    return it->second;
+  };
+  std::vector<z3::expr> ca, pa;
+  for (size_t k = 0; k < cons.body->num_args; ++k)
+    ca.push_back(static_cast<int>(k) == g.c.consumer_operand ? ctx.real_val(0)
+                 : k < cons.operands.size() && static_cast<int>(k) < cons.num_inputs
+                     ? of(cons.operands[k])
+                     : ctx.real_const(("consumer_out" + std::to_string(k)).c_str()));
+  for (size_t k = 0; k < pass.body->num_args; ++k)
+    pa.push_back(k < pass.operands.size() && static_cast<int>(k) < pass.num_inputs
+                     ? of(pass.operands[k])
+                     : ctx.real_const(("pass_out" + std::to_string(k)).c_str()));
+  auto co = ir::eval_body_reals(ra, *cons.body, ca);
+  auto po = ir::eval_body_reals(ra, *pass.body, pa);
+  if (!co || !po || co->size() != po->size()) return std::nullopt;
+  smt::Query q(ctx);
+  for (const auto& e : ra.side()) q.add(e);
+  z3::expr differ = ctx.bool_val(false);
+  for (size_t i = 0; i < co->size(); ++i) differ = differ || (*co)[i] != (*po)[i];
   q.add(differ);
   return q.smt2();
 }
@@ -140,6 +203,45 @@ void guard_routing(GuardContext& g) {
       return std::find(op.operands.begin(), op.operands.end(), v) != op.operands.end();
     });
     if (covers) { decay = &op; break; }
+  }
+  if (!decay) {
+    std::vector<int> held = g.facts.state_values;
+    if (g.facts.weight_value >= 0) held.push_back(g.facts.weight_value);
+    if (const ir::Op* pass = linalg_pass(g, *cons, held)) {
+      // The pass must equal the consumer's body at g = 0, proven over both
+      // bodies (the team's reference for an unrouted step), not assumed
+      // from its shape.
+      const std::string pclaim = "the gradient-free pass " + pass->name + " at " + pass->loc.str() +
+                                 " computes the consumer's body at g = 0 (every result, over the reals)";
+      const auto q = zero_grad_query(g, *cons, *pass);
+      if (!q) {
+        g.structural(id, claim, "missing",
+                     "the bodies of " + cons->name + " and the pass at " + pass->loc.str() +
+                         " use an op the real-number translation does not model");
+        g.error("P5", id, pass->loc,
+                "cannot decide whether this pass is the body of " + cons->name + " at g = 0: its body or the "
+                "consumer's uses an op fusecert cannot translate");
+        return;
+      }
+      auto& o = g.smt("P5.decay_pass", pclaim, *q, "unsat", "QF_NRA");
+      if (o.answer == "unsat") {
+        g.structural(id, claim, "holds",
+                     k_routing + " = \"conditional\", unrouted = \"dense_zero_grad\": " + pass->name + " at " +
+                         pass->loc.str() + " is proven to compute the body at g = 0 on unrouted steps");
+        return;
+      }
+      g.structural(id, claim, o.answer == "sat" ? "violated" : "missing",
+                   "the pass at " + pass->loc.str() + " is not proven equal to the body at g = 0 (" + o.answer + ")");
+      auto& d = g.error("P5", id, pass->loc,
+                        o.answer == "sat"
+                            ? "cannot fold the unrouted steps of " + cons->name + " into this pass: Z3 finds W and state "
+                              "values where it differs from the routed body at g = 0 (unrouted = \"dense_zero_grad\")"
+                            : "could not decide whether this pass equals the body of " + cons->name +
+                                  " at g = 0: the solver answered " + o.answer);
+      d.notes.push_back(g.producer_note("weight-gradient producer here; legal when the unrouted pass computes the "
+                                        "same body with g = 0 (m and v decay, W moves)"));
+      return;
+    }
   }
   if (decay) {
     g.structural(id, claim, "holds",
