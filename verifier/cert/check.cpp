@@ -14,6 +14,7 @@
 #include "support/sha256.h"
 #include "verifier/cert/certify.h"
 #include "verifier/cert/check_proposition.h"
+#include "verifier/guards/assumptions.h"
 #include "verifier/guards/obligations.h"
 #include "verifier/report/report.h"
 #include "verifier/smt/query.h"
@@ -397,6 +398,26 @@ bool rederive(const json& j, const std::pair<std::string, std::string>& ir, cons
     return true;
   }
   out.checked.push_back("input sha256");
+  // The facts certify assumed (--assume) are part of what was proven: a
+  // re-derivation under others proves something else. Each recorded
+  // assumption must be in force with the same value (fail closed).
+  if (j.contains("assumptions") && j["assumptions"].is_array()) {
+    const size_t before = out.problems.size();
+    for (const auto& a : j["assumptions"]) {
+      if (!a.is_object() || !a.contains("key") || !a["key"].is_string() || !a.contains("value") || !a["value"].is_string()) {
+        bad("assumptions: an entry is not {key, value} strings");
+        continue;
+      }
+      const std::string key = a["key"].get<std::string>(), value = a["value"].get<std::string>();
+      const ir::Attr* mine = guards::assumed(key);
+      if (!mine || mine->text != value)
+        bad("certified under --assume " + key + "=" + value + ", but check-cert was given " +
+            (mine ? "--assume " + key + "=" + mine->text : "no --assume " + key) +
+            ": pass the --assume flags certify was given");
+    }
+    if (out.problems.size() != before) return true;
+    out.checked.push_back("assumptions");
+  }
   json again;
   const size_t idx = j["candidate"]["index"].get<size_t>();
   const json& cons = j["candidate"]["consumer"];
@@ -621,7 +642,11 @@ CheckOutcome check_certificate(const std::string& cert_text,
       const json& cons = j["candidate"]["consumer"];
       const bool tv = cons.is_object() && cons.value("recognized_as", std::string()) == "translation-validation";
       const unsigned form = tv ? guards::kTv : guards::form_bit(j["candidate"]["form"].get<std::string>());
-      const bool generic = cons.is_object() && cons.value("op", std::string()) == "linalg.generic";
+      // A generic consumer recognised by proof carries its proof; one
+      // decided by dependence (no recognised optimizer) does not.
+      const bool generic = cons.is_object() && cons.value("op", std::string()) == "linalg.generic" &&
+                           cons.contains("recognized_as") && cons["recognized_as"].is_string() &&
+                           !cons["recognized_as"].get<std::string>().empty();
       if (!form) bad("candidate.form " + j["candidate"]["form"].dump() + " is not linalg, tessera, bufferized, fused or dag");
       if (cons.is_null()) bad("a legal certificate needs a consumer");
       for (const auto& spec : guards::kObligations)

@@ -28,8 +28,20 @@ std::string impossibility_query() {
 
 }  // namespace
 
+namespace {
+/// A norm of the gradient scaling it, shown by the dependence slice (the
+/// DAG form, and linalg on tensors when the slice could be followed): its
+/// reduction, or nullptr.
+const ir::Reduction* shown_norm(const GuardContext& g) {
+  if (!g.facts.dag || !g.facts.dag->problem.empty()) return nullptr;
+  for (const auto& red : g.facts.dag->reductions)
+    if (red.scales >= 0) return &red;
+  return nullptr;
+}
+}  // namespace
+
 void guard_clip_scope(GuardContext& g) {
-  if (g.c.form == ir::Form::Dag) {
+  if (g.c.form == ir::Form::Dag || (g.c.form == ir::Form::Linalg && shown_norm(g))) {
     // Shown by the DAG, not declared: a norm of the gradient (a rounded
     // reduction of a value computed from the gradient alone, over every
     // element) that an element-wise op applies to the gradient.

@@ -39,8 +39,29 @@ Facts compute_facts(const ir::Module& m, const ir::Candidate& c, unsigned timeou
     }
     return f;
   }
-  // A linalg.generic reading the gradient as an input: prove what it computes.
-  if (!cons.body || c.consumer_operand >= cons.num_inputs) return f;
+  // Linalg on tensors: the consumer is the slice of element-wise ops from
+  // the gradient to the step's results, analysed by dependence as the DAG
+  // form's is (verifier/ir/dependence.h, linalg ops through their indexing
+  // maps and scalar bodies). Single use, locality (P9) and a norm scaling
+  // the gradient (P2) are decided from it; recognition below is a remark
+  // that names the optimizer and its roles when a body is proven.
+  if (c.form == ir::Form::Linalg) {
+    f.dag = ir::analyze_dag(m, c.func, c.grad);
+    // What the consumer updates, by dataflow: every shaped input that does
+    // not depend on the gradient may be W or its state (the routing and
+    // accumulator guards check them all); a proof below names them.
+    if (f.dag->problem.empty())
+      for (int k = 0; k < cons.num_inputs && k < static_cast<int>(cons.operands.size()); ++k) {
+        const int v = cons.operands[k];
+        if (k != c.consumer_operand && m.values[v].type.kind == ir::Type::Kind::Tensor && !m.values[v].type.shape.empty() &&
+            !ir::depends_on(m, v, c.grad))
+          f.state_values.push_back(v);
+      }
+  }
+  // A linalg.generic reading the gradient directly, as its one use: prove
+  // what it computes.
+  const bool direct = c.uses.size() == 1 && c.uses[0].first == c.consumer;
+  if (!cons.body || c.consumer_operand >= cons.num_inputs || !direct) return f;
   f.recognition = ir::recognize(*cons.body, c.consumer_operand, cons.num_inputs,
                                 [&](const std::string& k) { return cons.attr(k); }, timeout_ms);
   const ir::Recognition& rec = *f.recognition;
@@ -53,6 +74,7 @@ Facts compute_facts(const ir::Module& m, const ir::Candidate& c, unsigned timeou
     f.reference = ir::find_reference(rec.kind);
     f.roles = rec.roles;
     f.outputs = rec.outputs;
+    f.state_values.clear();
     for (size_t i = 0; i < rec.roles.size() && i < cons.operands.size(); ++i) {
       if (rec.roles[i] == "v") f.second_moment = true;
       if (rec.roles[i] == "W") f.weight_value = cons.operands[i];

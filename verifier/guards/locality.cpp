@@ -140,7 +140,11 @@ void guard_locality(GuardContext& g) {
   const std::string id = "P9.locality";
   const std::string claim = "for every tile size and every output point, the consumer reads only gradient elements "
                             "of the producer tile that computed that point (read locality ⊑ tile partition)";
-  if (g.c.form == ir::Form::Dag) {
+  // Linalg on tensors: the same dependence rule over the consumer slice
+  // (every op from the gradient to the step's results), when it could be
+  // followed; the consumer's own maps otherwise.
+  if (g.c.form == ir::Form::Dag ||
+      (g.c.form == ir::Form::Linalg && g.facts.dag && g.facts.dag->problem.empty())) {
     dag_locality(g, id, claim);
     return;
   }

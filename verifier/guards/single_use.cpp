@@ -45,6 +45,76 @@ void opaque_consumer(GuardContext& g, const std::string& id, const std::string& 
   d.notes.push_back(g.producer_note("weight-gradient producer here"));
 }
 
+/// P1 on the consumer slice by dependence (the DAG form, and linalg on
+/// tensors): one producer, no second contraction summing into the gradient
+/// or reaching an updated value. What the slice computes is the other
+/// guards' business, never a name.
+void dag_single_use(GuardContext& g, const std::string& id, const std::string& claim, const std::string& gname) {
+  const auto& m = g.m;
+  // One producer: no second contraction sums into the gradient before the
+  // update (a tied weight, or split-K written out). The consumer is the
+  // DAG; what it computes is the other guards' business, never a name.
+  const ir::Dag& dag = *g.facts.dag;
+  if (!dag.problem.empty()) {
+    g.structural(id, claim, "missing", "the consumer DAG cannot be followed: " + dag.problem);
+    g.error("P1", id, dag.problem_loc.line ? dag.problem_loc : g.producer().loc,
+            "cannot follow the consumer of " + gname + ": " + dag.problem +
+                "; fusecert does not guess what it computes, so the candidate is inconclusive")
+        .notes.push_back(g.producer_note("weight-gradient producer here"));
+    return;
+  }
+  if (dag.tied_at >= 0) {
+    const ir::Op& at = m.ops[dag.tied_at];
+    const ir::Op& other = m.ops[dag.tied_with];
+    g.structural(id, claim, "violated",
+                 at.name + " at " + at.loc.str() + " sums " + other.name + " at " + other.loc.str() +
+                     " into the gradient: two contractions produce W's gradient");
+    auto& d = g.error("P1", id, at.loc,
+                      "cannot fuse the update into the weight-gradient epilogue: " + at.name + " sums a second "
+                      "contraction (" + other.name + " at " + other.loc.str() + ") into " + gname +
+                      " (a tied weight or a split K), so no single producer's tile holds the finished gradient");
+    d.notes.push_back(g.producer_note("weight-gradient producer here; legal when one contraction (over the "
+                                      "concatenated K) produces the gradient"));
+    return;
+  }
+  if (dag.other_contraction >= 0) {
+    // Another contraction's result reaches an updated value by a path
+    // that is not a sum into the gradient (a product with it, a norm of
+    // it, through a reduction): no rule here decides how many producers
+    // that step has. Fail closed: inconclusive, never legal.
+    const ir::Op& other = m.ops[dag.other_contraction];
+    const std::string how = dag.other_reduced ? "through a reduction" : "element-wise, but not as a sum into it";
+    g.structural(id, claim, "missing",
+                 "result " + std::to_string(dag.other_output) + " of the step reads the gradient and the result of " +
+                     other.name + " at " + other.loc.str() + " (" + how + ")");
+    auto& d = g.error("P1", id, other.loc,
+                      "cannot decide the producers of " + gname + ": result " + std::to_string(dag.other_output) +
+                          " of the step reads it together with this second contraction's result (" + how +
+                          "); fusecert certifies only a step whose updated values read no contraction but the "
+                          "gradient's, so the candidate is inconclusive");
+    d.notes.push_back(g.producer_note("weight-gradient producer here; legal when no other contraction of the step "
+                                      "reaches the updated weight or state"));
+    return;
+  }
+  std::string outs;
+  for (const auto& o : dag.outputs) outs += (outs.empty() ? "" : ", ") + std::to_string(o.result_no);
+  g.structural(id, claim, "holds",
+               "one contraction: " + g.producer().name + " at " + g.producer().loc.str() +
+                   " produces the gradient, and no other contraction sums into it; its consumer is the "
+                   "element-wise DAG to the step's results " + outs);
+}
+
+/// Whether P1 is decided on the dependence slice: always for the DAG form;
+/// for linalg on tensors when the slice could be followed and either the
+/// consumer's body is not proven equal to a reference update (recognition is
+/// a remark, never a reason to reject) or a second contraction reaches it.
+bool uses_dag(const GuardContext& g) {
+  if (g.c.form == ir::Form::Dag) return true;
+  if (g.c.form != ir::Form::Linalg || !g.facts.dag || !g.facts.dag->problem.empty() || g.c.consumer < 0) return false;
+  const ir::Dag& dag = *g.facts.dag;
+  return !g.facts.reference || dag.tied_at >= 0 || dag.other_contraction >= 0;
+}
+
 void guard_single_use(GuardContext& g) {
   const auto& m = g.m;
   const auto& c = g.c;
@@ -66,58 +136,16 @@ void guard_single_use(GuardContext& g) {
   }
   const std::string gname = "the weight gradient (result " + std::to_string(c.result_no) + " of " +
                             g.producer().name + ")";
-  if (c.form == ir::Form::Dag) {
-    // One producer: no second contraction sums into the gradient before the
-    // update (a tied weight, or split-K written out). The consumer is the
-    // DAG; what it computes is the other guards' business, never a name.
-    const ir::Dag& dag = *g.facts.dag;
-    if (!dag.problem.empty()) {
-      g.structural(id, claim, "missing", "the consumer DAG cannot be followed: " + dag.problem);
-      g.error("P1", id, dag.problem_loc.line ? dag.problem_loc : g.producer().loc,
-              "cannot follow the consumer of " + gname + ": " + dag.problem +
-                  "; fusecert does not guess what it computes, so the candidate is inconclusive")
-          .notes.push_back(g.producer_note("weight-gradient producer here"));
-      return;
-    }
-    if (dag.tied_at >= 0) {
-      const ir::Op& at = m.ops[dag.tied_at];
-      const ir::Op& other = m.ops[dag.tied_with];
-      g.structural(id, claim, "violated",
-                   at.name + " at " + at.loc.str() + " sums " + other.name + " at " + other.loc.str() +
-                       " into the gradient: two contractions produce W's gradient");
-      auto& d = g.error("P1", id, at.loc,
-                        "cannot fuse the update into the weight-gradient epilogue: " + at.name + " sums a second "
-                        "contraction (" + other.name + " at " + other.loc.str() + ") into " + gname +
-                        " (a tied weight or a split K), so no single producer's tile holds the finished gradient");
-      d.notes.push_back(g.producer_note("weight-gradient producer here; legal when one contraction (over the "
-                                        "concatenated K) produces the gradient"));
-      return;
-    }
-    if (dag.other_contraction >= 0) {
-      // Another contraction's result reaches an updated value by a path
-      // that is not a sum into the gradient (a product with it, a norm of
-      // it, through a reduction): no rule here decides how many producers
-      // that step has. Fail closed: inconclusive, never legal.
-      const ir::Op& other = m.ops[dag.other_contraction];
-      const std::string how = dag.other_reduced ? "through a reduction" : "element-wise, but not as a sum into it";
-      g.structural(id, claim, "missing",
-                   "result " + std::to_string(dag.other_output) + " of the step reads the gradient and the result of " +
-                       other.name + " at " + other.loc.str() + " (" + how + ")");
-      auto& d = g.error("P1", id, other.loc,
-                        "cannot decide the producers of " + gname + ": result " + std::to_string(dag.other_output) +
-                            " of the step reads it together with this second contraction's result (" + how +
-                            "); fusecert certifies only a step whose updated values read no contraction but the "
-                            "gradient's, so the candidate is inconclusive");
-      d.notes.push_back(g.producer_note("weight-gradient producer here; legal when no other contraction of the step "
-                                        "reaches the updated weight or state"));
-      return;
-    }
-    std::string outs;
-    for (const auto& o : dag.outputs) outs += (outs.empty() ? "" : ", ") + std::to_string(o.result_no);
-    g.structural(id, claim, "holds",
-                 "one contraction: " + g.producer().name + " at " + g.producer().loc.str() +
-                     " produces the gradient, and no other contraction sums into it; its consumer is the "
-                     "element-wise DAG to the step's results " + outs);
+  if (uses_dag(g)) {
+    dag_single_use(g, id, claim, gname);
+    // A declared optimizer is a hint, cross-checked against the body: one
+    // the body is not proven to compute is a warning, never a verdict.
+    if (c.form == ir::Form::Linalg && g.facts.recognition && !g.facts.recognition->declared.empty() &&
+        !g.facts.reference)
+      g.warning("P1", id, g.consumer()->loc,
+                "the op declares optimizer = \"" + g.facts.recognition->declared +
+                    "\" but its body is not proven equal to that reference update; the declaration is a hint only, "
+                    "and legality is decided by what the body reads");
     return;
   }
   if (c.consumer < 0) {
