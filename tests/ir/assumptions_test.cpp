@@ -1,0 +1,68 @@
+// The --assume parser (verifier/guards/assumptions.h): each key takes only
+// its listed values; a bad key, a bad value, a missing '=' or one key given
+// two values is an error message (a usage error, exit 2, at the command
+// line), never a silent default. Expected values: issue #16's "Attributes
+// and assumptions" (routing dense|conditional, grad_clip_scope
+// none|layer|global, unrouted dense_zero_grad|skip).
+#include <gtest/gtest.h>
+
+#include "verifier/guards/assumptions.h"
+
+namespace g = fusecert::guards;
+
+class Assume : public ::testing::Test {
+ protected:
+  void SetUp() override { g::clear_assumptions(); }
+  void TearDown() override { g::clear_assumptions(); }
+};
+
+TEST_F(Assume, EveryListedValueIsAccepted) {
+  for (const char* kv : {"routing=dense", "grad_clip_scope=layer", "unrouted=skip"}) EXPECT_EQ(g::add_assumption(kv), "") << kv;
+  ASSERT_NE(g::assumed("routing"), nullptr);
+  EXPECT_EQ(g::assumed("routing")->text, "dense");
+  EXPECT_EQ(g::assumed("grad_clip_scope")->text, "layer");
+  EXPECT_EQ(g::assumed("unrouted")->text, "skip");
+  EXPECT_EQ(g::assumptions().size(), 3u);
+}
+
+TEST_F(Assume, UnknownKeyIsAnErrorNamingTheKeys) {
+  const std::string e = g::add_assumption("routng=dense");
+  EXPECT_NE(e.find("unknown key 'routng'"), std::string::npos) << e;
+  EXPECT_NE(e.find("routing (dense | conditional)"), std::string::npos) << e;
+  EXPECT_EQ(g::assumed("routng"), nullptr);
+  EXPECT_TRUE(g::assumptions().empty());
+}
+
+TEST_F(Assume, UnknownValueIsAnErrorNamingTheValues) {
+  const std::string e = g::add_assumption("unrouted=zero");
+  EXPECT_NE(e.find("unknown value 'zero'"), std::string::npos) << e;
+  EXPECT_NE(e.find("dense_zero_grad | skip"), std::string::npos) << e;
+  EXPECT_EQ(g::assumed("unrouted"), nullptr);
+  // Case and blanks are not folded: the value must be one of the spellings.
+  EXPECT_NE(g::add_assumption("routing=Dense"), "");
+  EXPECT_NE(g::add_assumption("routing= dense"), "");
+  EXPECT_NE(g::add_assumption("routing="), "");
+  EXPECT_TRUE(g::assumptions().empty());
+}
+
+TEST_F(Assume, MissingEqualsIsAnError) {
+  EXPECT_NE(g::add_assumption("routing").find("expected KEY=VALUE"), std::string::npos);
+  EXPECT_NE(g::add_assumption("").find("expected KEY=VALUE"), std::string::npos);
+  EXPECT_TRUE(g::assumptions().empty());
+}
+
+TEST_F(Assume, OneKeyTwoValuesIsAnErrorAndKeepsTheFirst) {
+  ASSERT_EQ(g::add_assumption("grad_clip_scope=none"), "");
+  const std::string e = g::add_assumption("grad_clip_scope=global");
+  EXPECT_NE(e.find("given twice"), std::string::npos) << e;
+  EXPECT_EQ(g::assumed("grad_clip_scope")->text, "none");
+  // The same value twice says one thing: accepted.
+  EXPECT_EQ(g::add_assumption("grad_clip_scope=none"), "");
+}
+
+TEST_F(Assume, ClearForgetsEverything) {
+  ASSERT_EQ(g::add_assumption("routing=conditional"), "");
+  g::clear_assumptions();
+  EXPECT_EQ(g::assumed("routing"), nullptr);
+  EXPECT_EQ(g::add_assumption("routing=dense"), "");
+}
