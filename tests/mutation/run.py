@@ -43,8 +43,21 @@ def log(msg):
     print(msg, flush=True)
 
 
-def sh(cmd, **kw):
-    return subprocess.run(NICE + cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, **kw)
+def sh(cmd):
+    """Runs `cmd` niced in its own process group: on Ctrl-C or SIGTERM the
+    whole group (ninja and its compilers too) is stopped, not left running."""
+    p = subprocess.Popen(NICE + cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                         start_new_session=True)
+    try:
+        out, _ = p.communicate()
+    except BaseException:
+        try:
+            os.killpg(p.pid, signal.SIGTERM)
+        except ProcessLookupError:
+            pass
+        p.wait()
+        raise
+    return subprocess.CompletedProcess(p.args, p.returncode, out)
 
 
 def tree_files():
@@ -182,7 +195,9 @@ def main():
     if unknown:
         log("no such mutant: " + ", ".join(unknown))
         return 2
-    chosen = [m for m in MUTANTS if not only or m["id"] in only]
+    # --only runs its mutants in the order given (the most important first, on a busy host).
+    by_id = {m["id"]: m for m in MUTANTS}
+    chosen = [by_id[x] for x in only] if only else list(MUTANTS)
     scratch = os.path.join(ROOT, a.scratch)
     bdir = os.path.join(scratch, "build")
     t_start = time.time()
@@ -190,26 +205,24 @@ def main():
     changed, removed = sync_scratch(scratch)
     log("scratch %s: %d files copied, %d removed" % (scratch, changed, removed))
     configure(scratch, bdir)
-    # The unmutated build, of what the chosen tests run only (not the CUDA
-    # kernels, not fusecert unless a test runs it): first the GoogleTest
-    # executables not built yet (until then CTest lists a placeholder
-    # <target>_NOT_BUILT instead of their tests), then every target the
-    # chosen tests name. Their tests must pass before any mutant counts.
-    unbuilt = [n[:-len("_NOT_BUILT")] for n in ctest_tests(bdir, "_NOT_BUILT$")]
-    if unbuilt:
-        b = build(bdir, a.jobs, set(unbuilt))
+    # Only what the chosen tests run is built (not the CUDA kernels, not
+    # fusecert unless a test runs it). First the GoogleTest executables not
+    # built yet (until then CTest lists a placeholder <target>_NOT_BUILT
+    # instead of their tests), one at a time (the proof engine's units first,
+    # never a GPU test), until every chosen mutant's regex selects a test.
+    unbuilt = sorted((n[:-len("_NOT_BUILT")] for n in ctest_tests(bdir, "_NOT_BUILT$")),
+                     key=lambda t: (t != "verifier_unit_tests", t))
+    unbuilt = [t for t in unbuilt if "gpu" not in t]
+    while unbuilt and any(not ctest_tests(bdir, m["tests"]) for m in chosen):
+        t = unbuilt.pop(0)
+        log("building %s (its tests are listed once it is built)" % t)
+        b = build(bdir, a.jobs, {t})
         if b.returncode != 0:
             sys.exit("the unmutated scratch tree does not build:\n" + b.stdout[-4000:])
-    union = "|".join("(%s)" % m["tests"] for m in chosen)
-    needed = set().union(*ctest_tests(bdir, union).values())
-    b = build(bdir, a.jobs, needed or None)
-    if b.returncode != 0:
-        sys.exit("the unmutated scratch tree does not build:\n" + b.stdout[-4000:])
-    log("unmutated build: %s" % ", ".join(sorted(needed)))
-    rc, failed, ran, out = run_tests(bdir, union, a.jobs, a.timeout)
-    if rc != 0:
-        log("unmutated: targeted tests fail: %s" % (", ".join(failed) or out[-2000:]))
-    broken = set(failed)
+    # The targeted tests must pass unmutated before a mutant counts: checked
+    # lazily, the first time a test is targeted (so the first results come
+    # before fusecert is linked).
+    baseline, broken, needed = set(), set(), set()
     rows = []
     try:
         for m in chosen:
@@ -217,6 +230,18 @@ def main():
             tests = ctest_tests(bdir, m["tests"])
             targets = set().union(*tests.values()) if tests else set()
             row = dict(m, result="", killed_by=[], seconds=0.0)
+            needed |= targets
+            fresh = sorted(set(tests) - baseline)
+            if fresh:
+                bb = build(bdir, a.jobs, targets or None)
+                if bb.returncode != 0:
+                    sys.exit("the unmutated scratch tree does not build:\n" + bb.stdout[-4000:])
+                rx = "^(%s)$" % "|".join(re.escape(t) for t in fresh)
+                _, bfailed, _, _ = run_tests(bdir, rx, a.jobs, a.timeout)
+                baseline |= set(fresh)
+                broken |= set(bfailed)
+                if bfailed:
+                    log("unmutated: %s fail" % ", ".join(bfailed))
 
             def targeted():
                 if not tests:
@@ -250,9 +275,11 @@ def main():
             rows.append(row)
             log("%-38s %-22s %5.0f s  %s" % (m["id"], row["result"], row["seconds"], " ".join(row["killed_by"][:3])))
     except (KeyboardInterrupt, Interrupted) as e:
-        log("interrupted (%s): the scratch copy is restored; no results recorded" % e)
-        return 130
-    finally:
+        # The mutants that finished are recorded; the one in flight is not.
+        log("interrupted (%s): the scratch copy is restored; %d finished mutants recorded" % (e, len(rows)))
+        interrupted = True
+    else:
+        interrupted = False
         build(bdir, a.jobs, needed or None)  # back to the unmutated sources
     wall = time.time() - t_start
     if not a.no_record:
@@ -261,11 +288,33 @@ def main():
     log("%d mutants, %d killed, %d equivalent, %d other; wall %.0f s" % (
         len(rows), sum(r["result"].startswith("killed") for r in rows), sum(r["result"] == "equivalent" for r in rows),
         sum(not (r["result"].startswith("killed") or r["result"] == "equivalent") for r in rows), wall))
-    return 0 if ok else 1
+    return 130 if interrupted else 0 if ok else 1
 
 
 def cell(s):
     return s.replace("|", "\\|").replace("\n", " ")
+
+
+def previous(text):
+    """The rows and run lines already in docs/mutation.md: a run of some
+    mutants (--only) updates their rows and keeps the others'."""
+    rows, runs = {}, []
+    default_run = ""
+    for line in text.splitlines():
+        m = re.match(r"^- (Run .*)$", line) or re.match(r"^(Run \d{4}-\d\d-\d\d \d\d:\d\d UTC at commit \w+.*)$", line)
+        if m:
+            runs.append(m.group(1))
+            h = re.match(r"Run (\S+ \S+) UTC at commit (\w+)", m.group(1))
+            if h and not default_run:
+                default_run = "%s %s" % (h.group(2), h.group(1))
+            continue
+        if not line.startswith("| `"):
+            continue
+        cells = [c.strip() for c in re.split(r"(?<!\\)\|", line)[1:-1]]
+        if len(cells) >= 6:
+            rid = cells[0].strip("`")
+            rows[rid] = cells[:6] + [cells[6] if len(cells) > 6 else default_run]
+    return rows, runs
 
 
 def record(rows, only, started, wall, jobs):
@@ -273,25 +322,36 @@ def record(rows, only, started, wall, jobs):
                             text=True).stdout.strip()
     dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=ROOT,
                            stdout=subprocess.PIPE, text=True).stdout.strip()
-    load = os.getloadavg()[0]
-    n_k = sum(r["result"].startswith("killed") for r in rows)
-    n_e = sum(r["result"] == "equivalent" for r in rows)
-    head = ("Run %s UTC at commit %s%s, %s, `--jobs %d`, niced, on %d cores (load %.1f at the end): "
-            "%d mutants, %d killed, %d equivalent, %d otherwise; wall time %d min %02d s." % (
-                started.strftime("%Y-%m-%d %H:%M"), commit, " (with uncommitted changes)" if dirty else "",
-                "all mutants" if not only else "mutants " + ", ".join(only), jobs, os.cpu_count() or 0, load,
-                len(rows), n_k, n_e, len(rows) - n_k - n_e, int(wall) // 60, int(wall) % 60))
-    table = [head, "", "| mutant | file | what it breaks | result | killed by / why it survives | time |",
-             "|---|---|---|---|---|---|"]
-    for r in rows:
-        why = ", ".join("`%s`" % t for t in r["killed_by"]) if r["killed_by"] else r.get("equivalent", "")
-        table.append("| `%s` | `%s` | %s | %s | %s | %.0f s |" % (
-            r["id"], r["file"], cell(r["breaks"]), r["result"], cell(why), r["seconds"]))
     doc = os.path.join(ROOT, "docs", "mutation.md")
     text = open(doc, encoding="utf-8").read()
     i, j = text.index(BEGIN) + len(BEGIN), text.index(END)
+    old, runs = previous(text[i:j])
+    when = started.strftime("%Y-%m-%d %H:%M")
+    n_k = sum(r["result"].startswith("killed") for r in rows)
+    n_e = sum(r["result"] == "equivalent" for r in rows)
+    runs.insert(0, "Run %s UTC at commit %s%s, %s, `--jobs %d`, niced, on %d cores (load %.1f at the end): "
+                "%d mutants, %d killed, %d equivalent, %d otherwise; wall time %d min %02d s." % (
+                    when, commit, " (with uncommitted changes)" if dirty else "",
+                    "all mutants" if not only else "mutants " + ", ".join(only), jobs, os.cpu_count() or 0,
+                    os.getloadavg()[0], len(rows), n_k, n_e, len(rows) - n_k - n_e, int(wall) // 60, int(wall) % 60))
+    for r in rows:
+        why = ", ".join("`%s`" % t for t in r["killed_by"]) if r["killed_by"] else r.get("equivalent", "")
+        old[r["id"]] = ["`%s`" % r["id"], "`%s`" % r["file"], cell(r["breaks"]), r["result"], cell(why),
+                        "%.0f s" % r["seconds"], "%s %s" % (commit, when)]
+    table = ["| mutant | file | what it breaks | result | killed by / why it survives | time | run |",
+             "|---|---|---|---|---|---|---|"]
+    results = []
+    for m in MUTANTS:  # manifest order; a mutant no run has reached says so
+        c = old.get(m["id"]) or ["`%s`" % m["id"], "`%s`" % m["file"], cell(m["breaks"]), "not run", "", "", ""]
+        results.append(c[3])
+        table.append("| " + " | ".join(c) + " |")
+    summary = "%d mutants: %d killed, %d equivalent, %d survived, %d other (not run, does not build, ...)." % (
+        len(MUTANTS), sum(x.startswith("killed") for x in results), sum(x == "equivalent" for x in results),
+        sum(x.startswith("survived") for x in results),
+        sum(not (x.startswith("killed") or x == "equivalent" or x.startswith("survived")) for x in results))
+    out = [summary, ""] + ["- " + r for r in runs] + [""] + table
     with open(doc, "w", encoding="utf-8") as fh:
-        fh.write(text[:i] + "\n" + "\n".join(table) + "\n" + text[j:])
+        fh.write(text[:i] + "\n" + "\n".join(out) + "\n" + text[j:])
 
 
 if __name__ == "__main__":
