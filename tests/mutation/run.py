@@ -122,19 +122,40 @@ def build(bdir, jobs, targets=None):
     return sh(["cmake", "--build", bdir, "-j%d" % jobs] + (["--target"] + sorted(targets) if targets else []))
 
 
+_OUTPUTS = {}
+
+
+def ninja_outputs(bdir):
+    """Every file the build can make (`ninja -t targets all`), relative to bdir."""
+    if bdir not in _OUTPUTS:
+        r = subprocess.run(["ninja", "-C", bdir, "-t", "targets", "all"], stdout=subprocess.PIPE,
+                           stderr=subprocess.DEVNULL, text=True)
+        _OUTPUTS[bdir] = {line.rsplit(": ", 1)[0] for line in r.stdout.splitlines() if ": " in line}
+    return _OUTPUTS[bdir]
+
+
 def ctest_tests(bdir, regex):
-    """The tests `regex` selects: name -> the build-tree files its command
-    names (the targets to rebuild)."""
+    """The tests `regex` selects: name -> the build outputs its command
+    names (the targets to rebuild, built or not yet)."""
     r = subprocess.run(["ctest", "--test-dir", bdir, "--show-only=json-v1", "-R", regex], cwd=ROOT,
                        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     tests = {}
     for t in json.loads(r.stdout or "{}").get("tests", []):
         files = set()
-        for arg in t.get("command", []):
+        command = t.get("command")
+        if command is None:
+            # CTest gives no command for an executable not built yet: its
+            # add_test line in CTestTestfile.cmake names it.
+            wd = next((p["value"] for p in t.get("properties", []) if p["name"] == "WORKING_DIRECTORY"), bdir)
+            tf = os.path.join(wd, "CTestTestfile.cmake")
+            text = open(tf, encoding="utf-8").read() if os.path.isfile(tf) else ""
+            line = next((x for x in text.splitlines() if x.startswith("add_test([=[%s]=] " % t["name"])), "")
+            command = re.findall(r'"([^"]*)"', line)
+        for arg in command:
             for m in re.finditer(re.escape(bdir) + r"/[^\s=:;,]+", arg):
-                p = m.group(0)
-                if os.path.isfile(p) and os.access(p, os.X_OK) and not p.endswith((".py", ".sh")):
-                    files.add(os.path.relpath(p, bdir))
+                rel = os.path.relpath(m.group(0), bdir)
+                if rel in ninja_outputs(bdir) and not rel.endswith((".py", ".sh")):
+                    files.add(rel)
         tests[t["name"]] = files
     return tests
 
@@ -332,7 +353,7 @@ def record(rows, only, started, wall, jobs):
     runs.insert(0, "Run %s UTC at commit %s%s, %s, `--jobs %d`, niced, on %d cores (load %.1f at the end): "
                 "%d mutants, %d killed, %d equivalent, %d otherwise; wall time %d min %02d s." % (
                     when, commit, " (with uncommitted changes)" if dirty else "",
-                    "all mutants" if not only else "mutants " + ", ".join(only), jobs, os.cpu_count() or 0,
+                    "all mutants" if not only else "%d mutants chosen with --only" % len(only), jobs, os.cpu_count() or 0,
                     os.getloadavg()[0], len(rows), n_k, n_e, len(rows) - n_k - n_e, int(wall) // 60, int(wall) % 60))
     for r in rows:
         why = ", ".join("`%s`" % t for t in r["killed_by"]) if r["killed_by"] else r.get("equivalent", "")
