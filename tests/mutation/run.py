@@ -303,7 +303,7 @@ def main():
         interrupted = False
         build(bdir, a.jobs, needed or None)  # back to the unmutated sources
     wall = time.time() - t_start
-    if not a.no_record:
+    if not a.no_record and rows:
         record(rows, only, started, wall, a.jobs)
     ok = all(r["result"].startswith("killed") or r["result"] == "equivalent" for r in rows)
     log("%d mutants, %d killed, %d equivalent, %d other; wall %.0f s" % (
