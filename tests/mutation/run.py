@@ -223,6 +223,7 @@ def main():
     bdir = os.path.join(scratch, "build")
     t_start = time.time()
     started = datetime.datetime.now(datetime.timezone.utc)
+    state = tree_state()
     changed, removed = sync_scratch(scratch)
     log("scratch %s: %d files copied, %d removed" % (scratch, changed, removed))
     configure(scratch, bdir)
@@ -304,7 +305,7 @@ def main():
         build(bdir, a.jobs, needed or None)  # back to the unmutated sources
     wall = time.time() - t_start
     if not a.no_record and rows:
-        record(rows, only, started, wall, a.jobs)
+        record(rows, only, started, wall, a.jobs, state)
     ok = all(r["result"].startswith("killed") or r["result"] == "equivalent" for r in rows)
     log("%d mutants, %d killed, %d equivalent, %d other; wall %.0f s" % (
         len(rows), sum(r["result"].startswith("killed") for r in rows), sum(r["result"] == "equivalent" for r in rows),
@@ -338,11 +339,17 @@ def previous(text):
     return rows, runs
 
 
-def record(rows, only, started, wall, jobs):
+def tree_state():
+    """The commit the scratch copy was taken from, and whether tracked files differed from it."""
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, stdout=subprocess.PIPE,
                             text=True).stdout.strip()
     dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=ROOT,
                            stdout=subprocess.PIPE, text=True).stdout.strip()
+    return commit, bool(dirty)
+
+
+def record(rows, only, started, wall, jobs, state):
+    commit, dirty = state
     doc = os.path.join(ROOT, "docs", "mutation.md")
     text = open(doc, encoding="utf-8").read()
     i, j = text.index(BEGIN) + len(BEGIN), text.index(END)
