@@ -84,7 +84,7 @@ class SummaryCache {
       std::error_code ec;
       const fs::path path(abs);
       if (fs::is_regular_file(path, ec))
-        s = std::make_unique<Summary>(summarize(load_document(path, repo_, rules_), rules_));
+        s = std::make_unique<Summary>(summarize(load_document(path, repo_, rules_), rules_, repo_));
       lock.lock();
       it = docs_.emplace(std::string(abs), std::move(s)).first;  // keeps the first if another thread won
     }
@@ -239,9 +239,10 @@ namespace {
 /// Live docs reachable from the root index: links of live docs, and the
 /// files (or folders, whose index) they name in backticks from their own
 /// folder, followed breadth-first. Loads (through the cache) every doc it
-/// reaches. Linear in the links and code spans of the docs it reaches: each
-/// is resolved as a string (no fs::path is built for it) and looked up in a
-/// hash set, and each distinct target is judged (and stat'ed) once.
+/// reaches. Linear in the links and code spans of the docs it reaches: links
+/// were resolved when their documents were summarized (in parallel), a code
+/// span is resolved as a string (no fs::path is built for it), each is looked
+/// up in a hash set, and each distinct target is judged (and stat'ed) once.
 std::unordered_set<std::string> reachable(const RuleSet& base, const Repo& repo, SummaryCache& cache) {
   std::unordered_set<std::string> seen;
   const std::string root = Repo::join(repo.audit_root(), base.root_index);
@@ -252,10 +253,9 @@ std::unordered_set<std::string> reachable(const RuleSet& base, const Repo& repo,
   // Every target is judged once: whether it is a live doc does not change
   // during the walk, and thousands of documents link the same few targets.
   std::unordered_set<std::string> judged{root}, named;
-  auto visit = [&](std::string target) {
+  auto visit = [&](const std::string& target) {
     if (judged.count(target)) return;
-    const auto [it, _] = judged.insert(std::move(target));
-    const std::string& t = *it;
+    const std::string& t = *judged.insert(target).first;
     if (!repo.authored(t) || !has_extension(t, base)) return;
     const Summary* d = cache.get(t);
     if (!d || d->generated) return;
@@ -265,12 +265,8 @@ std::unordered_set<std::string> reachable(const RuleSet& base, const Repo& repo,
   while (!queue.empty()) {
     const Summary* d = queue.back();
     queue.pop_back();
-    const RuleSet& rules = base.for_path(d->display);
-    for (const auto& l : d->links) {
-      LinkTarget t = split_link(l.url, rules);
-      if (t.external || t.file.empty()) continue;
-      visit(resolve_link(d->abs, t.file, repo));
-    }
+    for (const auto& l : d->links)
+      if (!l.target.empty()) visit(l.target);
     // Names in backticks: a file or folder (its index) from the doc's folder.
     for (const auto& c : d->code_spans) {
       const std::string& s = c.text;
@@ -294,10 +290,8 @@ std::unordered_set<std::string> reachable(const RuleSet& base, const Repo& repo,
 /// folder, the repository root or the audit root, or by file name in an index)?
 bool refers_to(const Summary& doc, const fs::path& target, const RuleSet& rules, const Repo& repo) {
   const std::string& want = target.native();
-  for (const auto& l : doc.links) {
-    LinkTarget t = split_link(l.url, rules);
-    if (!t.external && !t.file.empty() && resolve_link(doc.abs, t.file, repo) == want) return true;
-  }
+  for (const auto& l : doc.links)
+    if (l.target == want) return true;
   const std::string fname = target.filename().string();
   const bool index = is_index(doc.abs, rules);
   for (const auto& c : doc.code_spans) {
@@ -373,7 +367,7 @@ CheckResult run_check(const RuleSet& rules, const CheckOptions& opt) {
     Pending& p = pending[i];
     p.referrer = i >= files.size();
     const Document d = load_document(order[i], repo, rs);
-    summaries[i] = std::make_unique<Summary>(summarize(d, rs));
+    summaries[i] = std::make_unique<Summary>(summarize(d, rs, repo));
     if (!p.referrer) p.input = d.input_findings;
     if (!d.parsed || d.generated) return;
     const Context ctx{rs, repo, opt.today, nullptr, nullptr, nullptr};

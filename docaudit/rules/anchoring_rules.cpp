@@ -212,14 +212,13 @@ void check_links(const Summary& doc, const Context& ctx, Sink& sink) {
   bool links_dashboard = false;
 
   for (const auto& l : doc.links) {
-    LinkTarget t = split_link(l.url, r);
-    if (t.external || l.url.empty()) continue;
-    if (t.file.empty()) {  // same-document anchor
-      if (!t.anchor.empty() && !doc.has_slug(t.anchor))
-        sink.report("anchor.broken-anchor", l.pos, "no heading of this document has the anchor `#" + t.anchor + "`");
+    if (l.external || l.url.empty()) continue;
+    if (l.target.empty()) {  // same-document anchor
+      if (!l.anchor.empty() && !doc.has_slug(l.anchor))
+        sink.report("anchor.broken-anchor", l.pos, "no heading of this document has the anchor `#" + l.anchor + "`");
       continue;
     }
-    const std::string target = resolve_link(doc.abs, t.file, repo);
+    const std::string& target = l.target;
     if (!repo.inside(target)) {
       sink.report("anchor.outside-root", l.pos,
                   "link `" + l.url + "` resolves outside the repository root");
@@ -249,11 +248,11 @@ void check_links(const Summary& doc, const Context& ctx, Sink& sink) {
         if (other && other->generated) links_dashboard = true;
       }
     }
-    if (!t.anchor.empty() && is_markdown(target)) {
+    if (!l.anchor.empty() && is_markdown(target)) {
       const Summary* other = target == doc.abs.native() ? &doc : ctx.lookup(target);
-      if (other && other->parsed && !other->has_slug(t.anchor))
+      if (other && other->parsed && !other->has_slug(l.anchor))
         sink.report("anchor.broken-anchor", l.pos,
-                    "`" + repo.display(target) + "` has no heading with the anchor `#" + t.anchor + "`");
+                    "`" + repo.display(target) + "` has no heading with the anchor `#" + l.anchor + "`");
     }
   }
 

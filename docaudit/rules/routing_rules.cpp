@@ -14,14 +14,11 @@ namespace {
 
 /// Does `idx` name `target` inside the sections `within` accepts?
 template <class Within>
-bool names(const Summary& idx, const fs::path& target, const Context& ctx, Within within) {
+bool names(const Summary& idx, const fs::path& target, Within within) {
   const std::string fname = target.filename().string();
   const std::string rel = target.lexically_relative(idx.abs.parent_path()).generic_string();
   for (const auto& l : idx.links) {
-    if (!within(l.section)) continue;
-    LinkTarget t = split_link(l.url, ctx.rules);
-    if (t.external || t.file.empty()) continue;
-    if (resolve_link(idx.abs, t.file, ctx.repo) == target.native()) return true;
+    if (within(l.section) && l.target == target.native()) return true;
   }
   for (const auto& c : idx.code_spans) {
     if (!within(c.section)) continue;
@@ -33,11 +30,9 @@ bool names(const Summary& idx, const fs::path& target, const Context& ctx, Withi
 
 /// `idx` links `target`, or names it in backticks by a path that resolves
 /// to it from `idx`'s folder (a bare file name of another folder does not).
-bool names_exactly(const Summary& idx, const fs::path& target, const Context& ctx) {
-  for (const auto& l : idx.links) {
-    LinkTarget t = split_link(l.url, ctx.rules);
-    if (!t.external && !t.file.empty() && resolve_link(idx.abs, t.file, ctx.repo) == target.native()) return true;
-  }
+bool names_exactly(const Summary& idx, const fs::path& target) {
+  for (const auto& l : idx.links)
+    if (l.target == target.native()) return true;
   for (const auto& c : idx.code_spans) {
     const std::string& s = c.text;
     if (!s.empty() && Repo::sibling(idx.abs, s) == target.native()) return true;
@@ -45,12 +40,9 @@ bool names_exactly(const Summary& idx, const fs::path& target, const Context& ct
   return false;
 }
 
-bool links_to(const Summary& doc, const fs::path& target, const Context& ctx) {
-  for (const auto& l : doc.links) {
-    LinkTarget t = split_link(l.url, ctx.rules);
-    if (t.external || t.file.empty()) continue;
-    if (resolve_link(doc.abs, t.file, ctx.repo) == target.native()) return true;
-  }
+bool links_to(const Summary& doc, const fs::path& target) {
+  for (const auto& l : doc.links)
+    if (l.target == target.native()) return true;
   return false;
 }
 
@@ -97,7 +89,7 @@ void check_routing(const Summary& doc, const Context& ctx, Sink& sink) {
     if (!idx) {
       sink.report("routing.no-index", at, "live doc's folder has no readable index `" + wanted +
                                               "` to route it (routing.require_index)");
-    } else if (!names(*idx, doc.abs, ctx, [](int) { return true; })) {
+    } else if (!names(*idx, doc.abs, [](int) { return true; })) {
       sink.report("routing.unrouted", at,
                   "`" + ctx.repo.display(index_path.native()) + "` does not route this live doc (link it or name `" +
                       doc.abs.filename().string() + "` in backticks)");
@@ -128,7 +120,7 @@ void check_routing(const Summary& doc, const Context& ctx, Sink& sink) {
           if (idx->within(s, h)) return true;
         return false;
       };
-      if (!names(*idx, doc.abs, ctx, within))
+      if (!names(*idx, doc.abs, within))
         sink.report(f.rule, at,
                     "plan is not routed in the " + std::string(f.what) + " (\"" + heading + "\") of `" +
                         index_display + "`");
@@ -146,12 +138,12 @@ void check_routing(const Summary& doc, const Context& ctx, Sink& sink) {
     if (ctx.repo.exists(authority.native()) && doc.abs.parent_path() != authority.parent_path()) {
       const fs::path map = folder_index(authority.parent_path(), r, ctx.repo);
       const Summary* m = map.empty() ? nullptr : ctx.lookup(map.native());
-      if (!m || !names_exactly(*m, doc.abs, ctx)) return;
+      if (!m || !names_exactly(*m, doc.abs)) return;
     }
     std::string missing;
-    if (ctx.repo.exists(authority.native()) && !links_to(doc, authority, ctx))
+    if (ctx.repo.exists(authority.native()) && !links_to(doc, authority))
       missing = "the global-order authority `" + ctx.repo.display(authority.native()) + "`";
-    if (!index_path.empty() && !own_index && !links_to(doc, index_path, ctx))
+    if (!index_path.empty() && !own_index && !links_to(doc, index_path))
       missing += (missing.empty() ? "" : " and ") + std::string("its index `") + index_path.filename().string() + "`";
     if (!missing.empty()) sink.report("routing.scoped-plan-links", at, "scoped plan does not link " + missing);
   }
