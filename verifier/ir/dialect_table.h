@@ -88,8 +88,9 @@ struct DialectTable {
 /// dictionary and its entries (numeric_policy, accum, storage), the
 /// optimizer's keys (state_dtype, grad_clip_scope, routing, state_locality),
 /// the hyper-parameters of the reference updates (lr, beta1, beta2, eps,
-/// weight_decay, step, the momentum coefficient, grad_clip_scale), and a collective's
-/// (reduction, op, axis, ranks, scatter_dim).
+/// weight_decay, step, the momentum coefficient, grad_clip_scale), a collective's
+/// (reduction, op, axis, ranks, scatter_dim), and the scalar function a fused
+/// op's epilogue computes (epilogue).
 const std::vector<std::string>& meanings();
 
 /// The operand roles an entry of role `r` may give (`operands:`): the ones
