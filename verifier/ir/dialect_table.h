@@ -61,7 +61,10 @@ struct OpSpec {
 
 struct DialectTable {
   std::string dialect;                    ///< op-name prefix without the dot ("tessera")
-  std::string source;                     ///< where it was read from (for diagnostics)
+  std::string source;                     ///< where it was read from (for diagnostics): the path as given
+  /// SHA-256 of the YAML text of a table added at run time (`--dialect`),
+  /// recorded in certificates; empty for a built-in table (the binary's).
+  std::string sha256;
   /// The pass that lowers this dialect's ops to linalg ("--tessera-to-linalg"),
   /// named in the note on an opaque op; empty when the table names none.
   std::string lowering;
@@ -115,6 +118,8 @@ class DialectTables {
   /// The table whose dialect prefixes `op_name`; nullptr when none.
   const DialectTable* table_of(const std::string& op_name) const;
   const std::vector<DialectTable>& tables() const { return tables_; }
+  /// The tables added at run time (`--dialect`), in the order given.
+  std::vector<const DialectTable*> user_tables() const;
 
  private:
   std::vector<DialectTable> tables_;
@@ -127,8 +132,9 @@ const DialectTables& builtin_dialects();
 /// add_dialect_table (before any module is read; not thread-safe against
 /// concurrent readers, so the command line adds them first).
 const DialectTables& dialects();
-/// Adds a user table (`--dialect FILE.yaml`). Throws std::invalid_argument,
-/// naming the file, for a malformed table or a dialect already given.
+/// Adds a user table (`--dialect FILE.yaml`), recording the SHA-256 of its
+/// text. Throws std::invalid_argument, naming the file, for a malformed
+/// table or a dialect already given.
 void add_dialect_table(const std::string& yaml_text, const std::string& source);
 
 struct Op;
