@@ -176,6 +176,10 @@ void add_check_cert_command(CLI::App& app, int& exit_code) {
       ds.push_back(diag::remark({path}, "verdict",
                                 status + (scope.empty() ? "" : " (" + scope + ")") + (what.empty() ? "" : " (" + what + ")")));
       if (!c.unreadable.empty()) ds.push_back(diag::error({path}, "cert.version", c.unreadable));
+      // Not re-derived because this run's --dialect tables are not the
+      // certificate's (exit 4, like any missing input; a table of another
+      // SHA-256 is a problem: invalid).
+      if (!c.dialects.empty()) ds.push_back(diag::error({path}, "cert.dialect", c.dialects));
       for (auto& p : c.problems) ds.push_back(diag::error({path}, "cert.invalid", p));
       for (auto& p : c.undecided) ds.push_back(diag::error({path}, "cert.undecided", p));
       if (o->format == "sarif") {

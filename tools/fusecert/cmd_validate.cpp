@@ -1,4 +1,5 @@
 // fusecert validate BEFORE.mlir [AFTER.mlir] [--k N] [--timeout-ms T] [--out DIR] [--format text|json]
+//                   [--dialect FILE.yaml]...
 // Translation validation of an epilogue-fusion rewrite (verifier/tv): proves
 // per output element, in Z3's floating-point theory, that the fused op
 // computes bitwise what the unfused producer → consumer pair computed, for K
@@ -51,6 +52,7 @@ std::vector<ResultFinding> result_findings(const tv::Validation& v) {
 void add_validate_command(CLI::App& app, int& exit_code) {
   struct Opts {
     std::string before, after, out, format = "text";
+    std::vector<std::string> dialects;
     int k = 4;
     unsigned timeout_ms = 10000;
   };
@@ -65,7 +67,12 @@ void add_validate_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--out", o->out, "folder for the certificates (one per validated function pair)");
   cmd->add_option("--format", o->format, "report format (sarif: the diagnostics as SARIF 2.1.0 results)")
       ->check(CLI::IsMember({"text", "json", "sarif"}));
+  add_dialect_option(cmd, o->dialects);
   cmd->callback([o, &exit_code]() {
+    if (int rc = load_dialects("fusecert validate", o->dialects)) {
+      exit_code = rc;
+      return;
+    }
     tv::ValidateOptions opt;
     opt.k_bound = o->k;
     opt.timeout_ms = o->timeout_ms;

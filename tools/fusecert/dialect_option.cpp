@@ -1,4 +1,4 @@
-// --dialect FILE.yaml (certify, check-cert): a team's own dialect table
+// --dialect FILE.yaml (certify, check-cert, validate): a team's own dialect table
 // (format: docs/ir-checking.md, "Dialect tables"), in force beside the
 // built-in ones for the whole run. The table is hostile input: parsed
 // strictly (verifier/ir/dialect_table.cpp), and a table that does not parse,

@@ -489,11 +489,26 @@ std::string digest(json j) {
   return support::sha256_hex(j.dump(-1, ' ', false, json::error_handler_t::replace));
 }
 
+namespace {
+/// The --dialect tables in force: each one's dialect, path as given and the
+/// SHA-256 of its text (check-cert --ir needs the same tables).
+json dialect_tables_json() {
+  json a = json::array();
+  for (const ir::DialectTable* t : ir::dialects().user_tables())
+    a.push_back({{"dialect", t->dialect}, {"file", t->source}, {"sha256", t->sha256}});
+  return a;
+}
+}  // namespace
+
 json certificate(const InputReport& in, size_t i, const std::string& tool_version) {
   const guards::CandidateReport& c = in.candidates.at(i);
+  // The dialect whose table gives the producer its semantics (tessera, a
+  // --dialect table's, stablehlo), or null for an upstream op (linalg).
+  const ir::DialectTable* table = ir::dialects().table_of(c.producer_op);
   json cand = {{"index", i},
                {"function", c.function},
                {"form", ir::to_string(c.cand.form)},
+               {"dialect", table ? json(table->dialect) : json(nullptr)},
                {"producer",
                 {{"op", c.producer_op}, {"location", loc_json(c.producer_loc)}, {"result", c.cand.result_no}}}};
   if (!c.consumer_op.empty())
@@ -513,6 +528,7 @@ json certificate(const InputReport& in, size_t i, const std::string& tool_versio
             {"tool", {{"name", "fusecert"}, {"version", tool_version}}},
             {"solver", {{"name", "z3"}, {"version", z3_version()}}},
             {"input", input_json(in)},
+            {"dialects", dialect_tables_json()},
             {"candidate", cand},
             {"verdict", c.verdict},
             {"assumptions", assumed},

@@ -15,11 +15,11 @@ namespace fusecert::guards {
 
 /// Candidate forms, as bits (ir::Form order).
 inline constexpr unsigned kLinalg = 1u << static_cast<unsigned>(ir::Form::Linalg),
-                          kTessera = 1u << static_cast<unsigned>(ir::Form::Tessera),
+                          kTable = 1u << static_cast<unsigned>(ir::Form::Table),
                           kBufferized = 1u << static_cast<unsigned>(ir::Form::Bufferized),
                           kFused = 1u << static_cast<unsigned>(ir::Form::Fused),
                           kDag = 1u << static_cast<unsigned>(ir::Form::Dag);
-inline constexpr unsigned kAllForms = kLinalg | kTessera | kBufferized | kFused | kDag;
+inline constexpr unsigned kAllForms = kLinalg | kTable | kBufferized | kFused | kDag;
 /// A `fusecert validate` certificate (form fused, consumer recognised as
 /// "translation-validation"): it carries the per-result equivalence queries
 /// instead of the guards' obligations.

@@ -7,6 +7,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "support/sha256.h"
 #include "verifier/ir/builtin_dialects.h"
 #include "verifier/ir/model.h"
 #include "verifier/ir/recognize.h"
@@ -75,7 +76,7 @@ const std::vector<std::string>& meanings() {
   static const std::vector<std::string> m = {
       "k_whole", "split_k", "transposeA", "numeric_policy", "accum", "storage", "state_dtype", "grad_clip_scope",
       "routing", "state_locality", "lr", "beta1", "beta2", "eps", "weight_decay", "step", "momentum", "grad_clip_scale",
-      "reduction", "op", "axis", "ranks", "scatter_dim"};
+      "reduction", "op", "axis", "ranks", "scatter_dim", "epilogue"};
   return m;
 }
 
@@ -427,6 +428,13 @@ void DialectTables::add(DialectTable t) {
   tables_.push_back(std::move(t));
 }
 
+std::vector<const DialectTable*> DialectTables::user_tables() const {
+  std::vector<const DialectTable*> out;
+  for (const auto& t : tables_)
+    if (!t.sha256.empty()) out.push_back(&t);
+  return out;
+}
+
 const OpSpec* DialectTables::find(const std::string& op_name) const {
   for (const auto& t : tables_)
     if (const OpSpec* s = t.find(op_name)) return s;
@@ -460,7 +468,9 @@ DialectTables& in_force() {
 const DialectTables& dialects() { return in_force(); }
 
 void add_dialect_table(const std::string& yaml_text, const std::string& source) {
-  in_force().add(parse_dialect_table(yaml_text, source));
+  DialectTable t = parse_dialect_table(yaml_text, source);
+  t.sha256 = support::sha256_hex(yaml_text);
+  in_force().add(std::move(t));
 }
 
 const OpSpec* spec_of(const Op& op) { return dialects().find(op.name); }

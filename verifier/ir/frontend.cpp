@@ -275,6 +275,8 @@ struct Translator {
     if (mlir::isa<mlir::linalg::MatmulOp>(op)) return Op::Kind::Matmul;
     if (mlir::isa<mlir::linalg::TransposeOp>(op)) return Op::Kind::Transpose;
     if (mlir::isa<mlir::memref::DeallocOp>(op)) return Op::Kind::Dealloc;
+    if (mlir::isa<mlir::linalg::FillOp>(op)) return Op::Kind::Fill;
+    if (mlir::isa<mlir::arith::ConstantOp>(op)) return Op::Kind::Constant;
     return Op::Kind::Other;
   }
 

@@ -140,6 +140,8 @@ struct Op {
     Matmul,            ///< linalg.matmul
     Transpose,         ///< linalg.transpose
     Dealloc,           ///< memref.dealloc
+    Fill,              ///< linalg.fill
+    Constant,          ///< arith.constant
   };
   /// How an op that takes a buffer accesses it (the in-place order guard).
   enum class Access {
