@@ -6,6 +6,8 @@
 #include "support/diag/exit_code.h"
 #include "support/files.h"
 #include "support/sha256.h"
+#include "verifier/ir/attributes.h"
+#include "verifier/ir/dialect_table.h"
 #include "verifier/smt/arith.h"
 #include "verifier/smt/values.h"
 #include "verifier/tv/encode_fp.h"
@@ -36,6 +38,16 @@ std::shared_ptr<ir::Module> load(const std::string& text, const std::string& nam
     if (v.diags.back().loc.file.empty()) v.diags.back().loc.file = name;
   }
   if (!lr.module) return nullptr;
+  // The attribute boundary: a value of a kind its table does not give the
+  // key, or a contraction lacking its dimension numbers, is malformed input
+  // wherever the op is (as for certify). Keys are validate's own checks.
+  const ir::DialectTables& tables = ir::dialects();
+  for (const ir::Op& op : lr.module->ops) {
+    const ir::OpSpec* spec = tables.find(op.name);
+    if (!spec || spec->role == ir::OpRole::Collective) continue;
+    for (auto& d : ir::check_attributes(op, *spec, *tables.table_of(op.name)))
+      if (d.rule == "input.attr.kind") v.diags.push_back(d);
+  }
   return std::make_shared<ir::Module>(std::move(*lr.module));
 }
 
