@@ -251,7 +251,7 @@ MUTANTS = [
          tests=r"^(ir\.units|ir\.checkcert|ir\.lit|ir\.part2_catalogue)$"),
     dict(id='guards.single_use_tied_ignored', file='verifier/guards/single_use.cpp',
          breaks='a second contraction summed into the gradient (tied weight) is not seen',
-         old='    if (dag.tied_at >= 0) {',
+         old='  if (dag.tied_at >= 0) {',
          new='    if (false) {',
          tests=r"^(ir\.units|ir\.checkcert|ir\.lit|ir\.part2_catalogue)$"),
     dict(id='guards.consumer_vacuous_proof', file='verifier/guards/single_use.cpp',

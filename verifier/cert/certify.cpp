@@ -133,17 +133,6 @@ InputReport certify_module(const std::string& text, const std::string& file, uns
     const ir::OpSpec* spec = tables.find(op.name);
     if (!spec || spec->role == ir::OpRole::Collective) continue;
     std::vector<diag::Diagnostic> found = ir::check_attributes(op, *spec, *tables.table_of(op.name));
-    // A contraction without its dimension numbers: whether it is a weight
-    // gradient cannot be read, so it is an error where the op is, never
-    // "not a producer".
-    if (spec->role == ir::OpRole::Contraction)
-      for (const auto& [key, ks] : spec->attrs)
-        if (std::find(ks.kinds.begin(), ks.kinds.end(), ir::AttrKind::DotDims) != ks.kinds.end() && !op.attr(key) &&
-            !op.is_refused(key))
-          found.push_back(diag::error(op.loc, "input.attr.kind",
-                                      op.name + " lacks its '" + key + "' (the " + tables.table_of(op.name)->dialect +
-                                          " table gives it the kind " + ir::to_string(ir::AttrKind::DotDims) +
-                                          "), so fusecert cannot tell whether it produces a weight gradient"));
     for (auto& d : found) {
       const bool on = matters[op.id] || d.rule == "input.attr.kind";
       if (on) attr_errors.emplace_back(r.diags.size(), op.id);

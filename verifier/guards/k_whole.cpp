@@ -57,6 +57,7 @@ void guard_k_whole(GuardContext& g) {
   const std::string id = "P1.k_whole";
   const std::string claim = "no split-K: the K (token) reduction stays whole inside the producer";
   unsigned splits = 1;
+  int split_at = -1;  // the op that sums the partial products, when K is split
   std::string evidence;
   std::string accum = "f32";
   if (g.c.grad >= 0 && (g.m.values[g.c.grad].type.elem == "bf16" || g.m.values[g.c.grad].type.elem == "f16"))
@@ -114,14 +115,29 @@ void guard_k_whole(GuardContext& g) {
     evidence = "split-K: " + p.name + " at " + p.loc.str() + " computes " + std::to_string(splits) +
                " partial products reduced by " + g.m.ops[g.c.split_reduce].name + " at " +
                g.m.ops[g.c.split_reduce].loc.str();
+  } else if (g.c.form == ir::Form::Dag && g.facts.dag && !g.facts.dag->split_partners.empty()) {
+    // Split-K written out: contractions over other token slices of the same
+    // X and dY summed into the gradient (ir::split_partner, by the slices'
+    // semantics, whatever the ops are called).
+    const ir::Dag& dag = *g.facts.dag;
+    splits = static_cast<unsigned>(dag.split_partners.size() + 1);
+    split_at = dag.split_at;
+    std::string others;
+    for (int c : dag.split_partners)
+      others += (others.empty() ? "" : ", ") + g.m.ops[c].name + " at " + g.m.ops[c].loc.str();
+    evidence = "split-K: " + p.name + " at " + p.loc.str() + " contracts a token-axis slice of its operands; " +
+               others + " contract" + (dag.split_partners.size() == 1 ? "s" : "") +
+               " other token slices of the same operands, summed into the gradient by " + g.m.ops[split_at].name +
+               " at " + g.m.ops[split_at].loc.str();
   } else {
     evidence = p.name + " reduces its whole K dimension in one op";
   }
+  if (split_at < 0) split_at = g.c.split_reduce;
   if (splits > 1) {
     g.structural(id, claim, "violated", evidence);
     const ir::Attr* fk = declares ? p.attr(k_whole) : nullptr;
     const bool declared_false = fk && fk->kind == ir::Attr::Kind::Bool && fk->num == 0;
-    auto& d = g.error("P1", id, g.c.split_reduce >= 0 ? g.m.ops[g.c.split_reduce].loc : p.loc,
+    auto& d = g.error("P1", id, split_at >= 0 ? g.m.ops[split_at].loc : p.loc,
                       declared_false
                           ? "cannot fuse the optimizer into the weight-gradient epilogue: the producer declares " +
                                 k_whole + " = false, so no tile holds the finished gradient before the K reduction "

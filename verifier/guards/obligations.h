@@ -39,6 +39,7 @@ struct ObligationSpec {
 inline constexpr ObligationSpec kObligations[] = {
     {"P1.consumer_is_optimizer", false, "smt", "unsat", true, kLinalg | kBufferized, true},
     {"P1.single_use", false, "structural", "holds", true, kAllForms, false},
+    {"P1.single_producer", false, "structural", "holds", true, kDag, false},
     {"P1.k_whole", false, "structural", "holds", true, kAllForms, false},
     {"P1.k_order", false, "smt", "unsat", true, kAllForms, false},
     {"P2.clip_scope", false, "structural", "holds", true, kAllForms, false},

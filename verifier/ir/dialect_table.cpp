@@ -30,6 +30,8 @@ std::string to_string(OpRole r) {
     case OpRole::Reduce: return "reduce";
     case OpRole::Constant: return "constant";
     case OpRole::Return: return "return";
+    case OpRole::Slice: return "slice";
+    case OpRole::DynamicSlice: return "dynamic_slice";
   }
   return "?";
 }
@@ -182,13 +184,14 @@ OpRole role_of(const YAML::Node& n, const std::string& source, const std::string
       {"add", OpRole::Add},                 {"clip", OpRole::Clip},           {"decay", OpRole::Decay},
       {"collective", OpRole::Collective},   {"elementwise", OpRole::Elementwise}, {"broadcast", OpRole::Broadcast},
       {"transpose", OpRole::Transpose},     {"reshape", OpRole::Reshape},         {"reduce", OpRole::Reduce},
-      {"constant", OpRole::Constant},       {"return", OpRole::Return}};
+      {"constant", OpRole::Constant},       {"return", OpRole::Return},           {"slice", OpRole::Slice},
+      {"dynamic_slice", OpRole::DynamicSlice}};
   const std::string s = n.as<std::string>();
   auto it = roles.find(s);
   if (it == roles.end())
     bad(source, n, where, "unknown role '" + s +
                            "' (known: contraction, optimizer, fused, add, clip, decay, collective, elementwise, "
-                           "broadcast, transpose, reshape, reduce, constant, return)");
+                           "broadcast, transpose, reshape, reduce, constant, return, slice, dynamic_slice)");
   return it->second;
 }
 
@@ -208,7 +211,7 @@ const std::vector<std::string>& operand_roles(OpRole r) {
   static const std::vector<std::string> decay = {"m", "v", "B"};
   static const std::vector<std::string> collective = {"x"};
   static const std::vector<std::string> structural = {"operand", "lhs", "rhs", "min", "max", "pred",
-                                                      "on_true", "on_false", "input", "init"};
+                                                      "on_true", "on_false", "input", "init", "start"};
   switch (r) {
     case OpRole::Contraction: return contraction;
     case OpRole::Optimizer: return optimizer;

@@ -18,7 +18,14 @@ namespace fusecert::ir {
 /// element depends on operand elements (verifier/ir/dependence.h).
 enum class OpRole {
   Contraction, Optimizer, Fused, Add, Clip, Decay, Collective,
-  Elementwise, Broadcast, Transpose, Reshape, Reduce, Constant, Return
+  Elementwise, Broadcast, Transpose, Reshape, Reduce, Constant, Return,
+  /// result[i] = operand[start + i * stride] (stablehlo.slice: start_indices,
+  /// limit_indices, strides)
+  Slice,
+  /// result[i] = operand[clamp(start, 0, extent - size) + i], the starts
+  /// read from the operands after the first, the sizes from slice_sizes
+  /// (stablehlo.dynamic_slice)
+  DynamicSlice
 };
 std::string to_string(OpRole r);
 
