@@ -68,7 +68,8 @@ TEST(Complete, MlirPaths) {
 TEST(Execute, UnknownCommandSuggests) {
   auto r = session().execute("prov P2");
   EXPECT_EQ(r.status, shell::kError);
-  EXPECT_NE(r.text.find("error: unknown command 'prov'; did you mean 'prove'?"), std::string::npos) << r.text;
+  EXPECT_EQ(r.text, "fusecert shell: error: unknown command 'prov'; did you mean 'prove'? [usage]\n"
+                    "fusecert shell: note: type 'help' for the list of commands\n");
   EXPECT_EQ(r.json["status"], "error");
 }
 
@@ -115,7 +116,7 @@ TEST(Execute, P2AtBeta1ZeroSaysWhatChanges) {
   ASSERT_EQ(r.status, shell::kAnswered) << r.text;
   EXPECT_EQ(r.json["verdict_at_defaults"], "refuted");
   EXPECT_NE(r.text.find("parameters: beta1=0 (default"), std::string::npos) << r.text;
-  EXPECT_NE(r.text.find("note: "), std::string::npos) << r.text;
+  EXPECT_NE(r.text.find("\nfusecert shell: note: "), std::string::npos) << r.text;
   auto cx = s.execute("cx P2");
   EXPECT_EQ(cx.status, shell::kAnswered);
   EXPECT_FALSE(cx.json["counterexample"].is_null());
