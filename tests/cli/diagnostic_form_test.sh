@@ -50,7 +50,19 @@ usage top "" "$BIN" --bogus
 usage top_nosub "" "$BIN"
 for sub in docs certify check-cert validate prove query shell kernels hook; do
   usage "unknown_$sub" "$sub" "$BIN" "$sub" --no-such-option
-  has "unknown_$sub" "no-such-option"
+done
+# With what each one requires given, the unknown option is what is reported.
+for sub in docs certify "check-cert x.cert.json" "validate x.mlir" prove "query list" shell "kernels evidence" \
+  "hook install"; do
+  case $sub in
+  kernels*) as="kernels evidence" ;;
+  hook*) as="hook install" ;;
+  *) as=${sub%% *} ;;
+  esac
+  case_name=unknown_given_$(echo "$sub" | tr ' .' '__')
+  # shellcheck disable=SC2086
+  usage "$case_name" "$as" "$BIN" $sub --no-such-option
+  has "$case_name" "no-such-option"
 done
 for sub in docs certify check-cert validate prove query; do
   usage "format_$sub" "$sub" "$BIN" "$sub" --format xml x

@@ -71,8 +71,12 @@ int run_docs(const DocsArgs& a) {
     if (!fs::is_directory(root, ec)) throw da::UsageError(root.string() + ": repository root is not a folder");
     std::vector<fs::path> overrides;
     if (!a.config.empty()) {
-      if (!fs::is_regular_file(a.config, ec))
-        throw da::UnreadablePath(a.config, ec ? ec.message() : fs::exists(a.config, ec) ? "not a regular file" : "no such file");
+      if (!fs::is_regular_file(a.config, ec)) {
+        std::error_code ec2;
+        throw da::UnreadablePath(a.config, !fs::exists(a.config, ec2) && !ec2 ? "no such file"
+                                           : ec                             ? ec.message()
+                                                                            : "not a regular file");
+      }
       overrides.push_back(a.config);
     } else if (fs::is_regular_file(root / ".fusecert.yaml", ec)) {
       overrides.push_back(root / ".fusecert.yaml");
