@@ -291,7 +291,15 @@ TEST(CertifyTree, ExpandFoldersAndGlobs) {
   EXPECT_EQ(cli::expand_inputs({"**/*.mlir"}, false), (std::vector<std::string>{"a/b/z.mlir", "a/y.mlir", "x.mlir"}));
   EXPECT_EQ(cli::expand_inputs({"a/**/z.mlir", "./x.mlir", "x.mlir"}, false),
             (std::vector<std::string>{"a/b/z.mlir", "x.mlir"}));
-  EXPECT_THROW(cli::expand_inputs({"nosuch"}, false), std::invalid_argument);
+  // A missing input is the diagnostic of its path (docs/diagnostics.md).
+  try {
+    (void)cli::expand_inputs({"nosuch"}, false);
+    ADD_FAILURE() << "a missing input was accepted";
+  } catch (const fusecert::diag::Fatal& f) {
+    EXPECT_EQ(f.diagnostic.rule, "input.unreadable");
+    EXPECT_EQ(f.diagnostic.loc.file, "nosuch");
+    EXPECT_EQ(f.diagnostic.message, "cannot read: no such file or folder");
+  }
   EXPECT_THROW(cli::expand_inputs({"a/*.none"}, false), std::invalid_argument);
   fs::current_path(cwd);
   fs::remove_all(d);
