@@ -133,9 +133,9 @@ template <class Keep>
 void walk(const fs::path& dir, const std::string& shown, std::set<fs::path>& out, Keep keep) {
   std::error_code ec;
   fs::recursive_directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec), end;
-  if (ec) throw UsageError(shown + ": cannot list: " + ec.message());
+  if (ec) throw UnreadablePath(shown, "cannot list: " + ec.message());
   for (; it != end; it.increment(ec)) {
-    if (ec) throw UsageError(shown + ": cannot list: " + ec.message());
+    if (ec) throw UnreadablePath(shown, "cannot list: " + ec.message());
     std::error_code e2;
     const fs::file_status ls = it->symlink_status(e2);
     if (fs::is_directory(ls)) continue;  // recursed into; folder symlinks are not followed
@@ -160,7 +160,7 @@ std::vector<fs::path> collect_documents(const std::vector<fs::path>& paths, cons
     std::error_code ec;
     const fs::file_status lst = fs::symlink_status(abs, ec);
     if (ec || !fs::exists(lst)) {
-      if (!has_glob(p.generic_string())) throw UsageError(p.string() + ": no such file or folder");
+      if (!has_glob(p.generic_string())) throw UnreadablePath(p.string(), "no such file or folder");
       // A glob: walk from its last folder without glob characters.
       fs::path base;
       for (const auto& seg : abs) {

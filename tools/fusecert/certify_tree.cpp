@@ -86,7 +86,7 @@ void mlir_below(const fs::path& dir, bool recursive, std::set<std::string>& out)
     for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
       if (it->is_regular_file() && it->path().extension() == ".mlir") out.insert(norm(it->path()));
   }
-  if (ec) throw std::invalid_argument(dir.string() + ": cannot read the folder: " + ec.message());
+  if (ec) throw diag::Fatal{diag::unreadable(dir.string(), "cannot list the folder: " + ec.message())};
 }
 
 /// Where a certificate of `file` goes under the output folder.
@@ -210,8 +210,10 @@ json remove_stale(const std::string& out, const std::set<std::string>& written) 
   try {
     old = json::parse(support::read_file_confined(out, "index.json", cert::kMaxCertificateBytes));
   } catch (const std::exception& e) {
-    std::cerr << "fusecert certify: warning: " << out << "/index.json of an earlier run cannot be read (" << e.what()
-              << "); certificates it listed are not cleaned up\n";
+    diag::Diagnostic d = diag::unreadable(out + "/index.json", e.what());
+    d.severity = diag::Severity::Warning;
+    d.message += "; the certificates an earlier run listed in it are not cleaned up";
+    report("fusecert certify", d);
     return removed;
   }
   if (!old.is_object() || !old.contains("files") || !old["files"].is_array()) return removed;
@@ -223,7 +225,8 @@ json remove_stale(const std::string& out, const std::set<std::string>& written) 
       try {
         rel = index_cert_path(c, out + "/index.json");
       } catch (const std::exception& e) {
-        std::cerr << "fusecert certify: warning: " << e.what() << " (not removed)\n";
+        report("fusecert certify", diag::warning({out + "/index.json"}, "cert.stale_removed",
+                                                 std::string(e.what()) + " (not removed)"));
         continue;
       }
       if (!written.count(rel) && support::regular_file_confined(out, rel)) stale.insert(rel);
@@ -231,8 +234,9 @@ json remove_stale(const std::string& out, const std::set<std::string>& written) 
   }
   for (const auto& rel : stale) {
     support::remove_file_confined(out, rel);
-    std::cerr << "fusecert certify: note: removed the stale certificate " << out << "/" << rel
-              << " (its candidate is not in this run)\n";
+    report("fusecert certify", diag::remark({}, "cert.stale_removed",
+                                            "removed the stale certificate " + out + "/" + rel +
+                                                " (its candidate is not in this run)"));
     removed.push_back(rel);
   }
   return removed;
@@ -336,8 +340,8 @@ std::vector<std::string> expand_inputs(const std::vector<std::string>& inputs, b
           throw std::invalid_argument(in + ": the folder holds no .mlir file" + (recursive ? "" : " (use -r to descend)"));
       } else if (fs::exists(in, ec)) out.insert(norm(in));
       else if (ec && ec != std::errc::no_such_file_or_directory)
-        throw std::invalid_argument(in + ": cannot read: " + ec.message());  // e.g. a symlink loop
-      else throw std::invalid_argument(in + ": no such file or folder");
+        throw diag::Fatal{diag::unreadable(in, ec.message())};  // e.g. a symlink loop
+      else throw diag::Fatal{diag::unreadable(in, "no such file or folder")};
       continue;
     }
     std::vector<std::string> pat = components(in), fixed;
@@ -427,6 +431,9 @@ int run_certify_tree(const std::vector<std::string>& inputs, const std::string& 
     support::write_file_confined(out, "results.sarif", sarif.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
     print(index, sarif, format, cert::render_text(reports));
     return exit_of(index["summary"]);
+  } catch (const diag::Fatal& f) {
+    report("fusecert certify", f.diagnostic);
+    return diag::code(diag::Exit::InputError);
   } catch (const std::exception& e) {
     return fail("fusecert certify", e.what());
   }

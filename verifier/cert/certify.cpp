@@ -10,6 +10,7 @@
 #include <thread>
 #include <variant>
 
+#include "support/diag/file_diagnostics.h"
 #include "support/diag/exit_code.h"
 #include "support/diag/render.h"
 #include "support/diag/report_format.h"
@@ -304,15 +305,15 @@ std::variant<std::string, InputReport> read_input(const std::string& path) {
     // A symlink loop or a permission error is not "no such file": say why.
     InputReport r;
     r.file = path;
-    std::string why = ec && ec != std::errc::no_such_file_or_directory ? "cannot read: " + ec.message() : "no such file";
-    r.diags.push_back(diag::error(ir::Loc{path, 0, 0}, "input.unreadable", why));
+    std::string why = ec && ec != std::errc::no_such_file_or_directory ? ec.message() : "no such file";
+    r.diags.push_back(diag::unreadable(path, why));
     return r;
   }
   if (!std::filesystem::is_regular_file(st)) {
     // A FIFO, socket or device would block or never end (fixtures/bad: fifo.mlir).
     InputReport r;
     r.file = path;
-    r.diags.push_back(diag::error(ir::Loc{path, 0, 0}, "input.unreadable", "not a regular file"));
+    r.diags.push_back(diag::unreadable(path, "not a regular file"));
     return r;
   }
   auto size = std::filesystem::file_size(path, ec);
@@ -330,7 +331,7 @@ std::variant<std::string, InputReport> read_input(const std::string& path) {
   } catch (const std::exception& e) {
     InputReport r;
     r.file = path;
-    r.diags.push_back(diag::error(ir::Loc{path, 0, 0}, "input.unreadable", e.what()));
+    r.diags.push_back(diag::unreadable(path, e.what()));
     return r;
   }
   return text;
@@ -435,7 +436,7 @@ json input_json(const InputReport& in) {
 json loc_json(const ir::Loc& l) { return diag::to_json(l); }
 
 // The engine's JSON form plus the proposition (the rule's prefix), which
-// schema fusecert-certificate/2 carries.
+// schema fusecert-certificate/3 carries.
 json diag_json(const guards::Diagnostic& d) {
   json j = diag::to_json(d);
   j["proposition"] = proposition_of(d.rule);

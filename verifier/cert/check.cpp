@@ -188,7 +188,9 @@ std::optional<std::string> other_format_version(const json& j) {
   };
   if (auto why = other("schema", kSchema, "certify (or validate) the input again")) return why;
   const std::string id = j.contains("id") && j["id"].is_string() ? " " + j["id"].get<std::string>() : " ID";
-  return other("format", kPropositionFormat, "re-run fusecert prove" + id + " --certify");
+  const std::string remedy = "re-run fusecert prove" + id + " --certify";
+  if (auto why = other("schema", kPropositionFormat, remedy)) return why;
+  return other("format", kPropositionFormat, remedy);  // versions 1 and 2 named it under `format`
 }
 
 void record_open_answers(const json& rederived, CheckOutcome& out) {

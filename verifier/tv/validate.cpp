@@ -3,6 +3,7 @@
 #include <cmath>
 #include <set>
 
+#include "support/diag/file_diagnostics.h"
 #include "support/diag/exit_code.h"
 #include "support/files.h"
 #include "support/sha256.h"
@@ -281,7 +282,7 @@ Validation validate_files(const std::string& before_path, const std::string& aft
     try {
       return support::read_file(p);
     } catch (const std::exception& e) {
-      v.diags.push_back(diag::error(ir::Loc{p, 0, 0}, "input.unreadable", std::string("cannot read the input: ") + e.what()));
+      v.diags.push_back(diag::unreadable(p, e.what()));
       return std::nullopt;
     }
   };
