@@ -80,8 +80,9 @@ if [ -n "${NCU:-}" ]; then
     ncu --clock-control none --kernel-name-base demangled -k "regex:$k" --launch-skip 3 --launch-count 1 \
       --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy \
       --section WarpStateStats --section SchedulerStats --section LaunchStats \
+      --metrics 'regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio$' \
       "$BIN/fusecert-kernels" bench --shapes "${NCU_SHAPE:-4096x4096x512}" --reps 1 2>&1 |
-      grep -vE "^ *$|^==PROF==" | head -120
+      grep -vE "^ *$|^==PROF==" | head -160
   done >"$OUT/ncu.txt" 2>&1
   grep -E "^  fused|Duration|Memory Throughput|DRAM Throughput|Compute \(SM\) Throughput|Achieved Occupancy|Registers Per|No Eligible|Issued Warp" "$OUT/ncu.txt" | head -60
 fi
