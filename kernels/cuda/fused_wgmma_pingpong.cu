@@ -28,6 +28,8 @@
 // dump is a separate loop. Step 12: the `_cdiv` configurations (128 x 128,
 // FD) also take a batch's AdamW divisions without __fdiv_rn's branch per
 // element, by the checked division (div_checked.cuh), in batches of 4 pairs.
+// Step 13: a `_cdiv` batch tests its square roots' range and its quotients
+// once, after both (one branch per batch, not two).
 // K order: one wgmma per 16-token chunk, chunks ascending (as every wgmma
 // configuration); the optimizer is optim.h's, element by element — the same
 // bits as the host reference applied to the kernel's accumulator.
@@ -71,13 +73,8 @@ constexpr int kMaxSlots = 32;
 #ifndef FK_PP_STAGES
 #define FK_PP_STAGES 3
 #endif
-// Step 13: FK_PP_PREFETCH 1 loads a group's W/m/v from its slice a group
-// ahead of its update (the loads' latency under the other warpgroup's
-// wgmma traffic was the top stall); FK_PP_ONEBRANCH 1 gives the `_cdiv`
-// batches one test for their square roots and divisions together.
-#ifndef FK_PP_PREFETCH
-#define FK_PP_PREFETCH 1
-#endif
+// Step 13: FK_PP_ONEBRANCH 1 gives the `_cdiv` batches one test for their
+// square roots and divisions together (0: a test for each, as in step 12).
 #ifndef FK_PP_ONEBRANCH
 #define FK_PP_ONEBRANCH 1
 #endif
@@ -109,9 +106,6 @@ __device__ __forceinline__ unsigned lds_b32(unsigned a) {
   unsigned x;
   asm volatile("ld.shared.b32 %0, [%1];\n" : "=r"(x) : "r"(a) : "memory");
   return x;
-}
-__device__ __forceinline__ void lds_f32x2(unsigned a, float& x, float& y) {
-  asm volatile("ld.shared.v2.f32 {%0, %1}, [%2];\n" : "=f"(x), "=f"(y) : "r"(a) : "memory");
 }
 __device__ __forceinline__ void sts_b32(unsigned a, unsigned x) {
   asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(a), "r"(x) : "memory");
@@ -172,7 +166,7 @@ __device__ __forceinline__ void widen(const unsigned (&r)[kRawWords<T>], float& 
   }
 }
 /// The raw W/m/v bits of the 8 pairs of a group of four 8-column blocks
-/// (pair i: block i % 4, row half i / 4), loaded ahead of their update.
+/// (pair i: block i % 4, row half i / 4), as loaded from the slice.
 template <DType WT, DType ST>
 struct GroupRaw {
   unsigned w[8][kRawWords<WT>], m[8][kRawWords<ST>], v[8][kRawWords<ST>];
@@ -226,10 +220,10 @@ __device__ __forceinline__ void st_pair(unsigned a, float x, float y) {
 /// Pairs P0..P0+NP-1 of a group of four 8-column blocks j0..j0+3 of a warp's
 /// slice (pair i: block jj = i % 4, row half i / 4): gradients g (m64nBN
 /// fragment order: block jj, rows gid and gid + 8, columns 8j + 2*tid4, +1)
-/// against the W/m/v values in r (loaded before: by the caller a group
-/// ahead, or just before this batch), written back to the slice parts at
-/// shared addresses ws/ms/vs. The batch's dependent chains (the square root,
-/// then the division) overlap.
+/// against the W/m/v values in r (the batch's loads, all issued before its
+/// first update), written back to the slice parts at shared addresses
+/// ws/ms/vs. The batch's dependent chains (the square root, then the
+/// division) overlap.
 template <Optimizer O, DType WT, DType ST, int P0, int NP, bool kFastDiv>
 __device__ __forceinline__ void epilogue_batch(const float (&g)[16], int j0, const StepParams& p,
                                                bool seeded, unsigned ws, unsigned ms, unsigned vs,
@@ -363,17 +357,16 @@ __device__ __forceinline__ void epilogue_batch(const float (&g)[16], int j0, con
 
 /// One group of four 8-column blocks, both row halves: 8 pairs in batches
 /// of NP (8 with the 232 registers of two warpgroups; fewer live values with
-/// the 104 of four). kLoad: each batch loads its own pairs first (else r
-/// holds the whole group, loaded a group ahead by the caller).
-template <Optimizer O, DType WT, DType ST, int NP, bool kFastDiv, bool kLoad, int P0 = 0>
+/// the 104 of four), each batch's loads issued before its first update.
+template <Optimizer O, DType WT, DType ST, int NP, bool kFastDiv, int P0 = 0>
 __device__ __forceinline__ void epilogue_group(const float (&g)[16], int j0, const StepParams& p,
                                                bool seeded, unsigned ws, unsigned ms, unsigned vs,
                                                const SliceLane<WT>& wl, const SliceLane<ST>& sl,
                                                GroupRaw<WT, ST>& r) {
-  if constexpr (kLoad) load_pairs<O, WT, ST, P0, NP>(j0, seeded, ws, ms, vs, wl, sl, r);
+  load_pairs<O, WT, ST, P0, NP>(j0, seeded, ws, ms, vs, wl, sl, r);
   epilogue_batch<O, WT, ST, P0, NP, kFastDiv>(g, j0, p, seeded, ws, ms, vs, wl, sl, r);
   if constexpr (P0 + NP < 8)
-    epilogue_group<O, WT, ST, NP, kFastDiv, kLoad, P0 + NP>(g, j0, p, seeded, ws, ms, vs, wl, sl, r);
+    epilogue_group<O, WT, ST, NP, kFastDiv, P0 + NP>(g, j0, p, seeded, ws, ms, vs, wl, sl, r);
 }
 
 /// The step's scalars as register values: the empty asm makes each opaque,
@@ -536,16 +529,7 @@ __global__ void __launch_bounds__(PCfg<S, NC, BN>::kThreads, 1)
 #ifndef FK_PP_UNROLL
 #define FK_PP_UNROLL 1
 #endif
-  // Step 13: with two math warpgroups, each group's W/m/v are loaded (raw
-  // bits) while the group before is updated, into two buffers that take
-  // turns, so the loop body holds FK_PP_PF_UNROLL groups (default 2: an even
-  // number keeps the buffers' turns without copies).
-#ifndef FK_PP_PF_UNROLL
-#define FK_PP_PF_UNROLL 2
-#endif
-  constexpr bool kPF = FK_PP_PREFETCH != 0 && NC == 2;
-  constexpr int kU0 = kPF ? FK_PP_PF_UNROLL : FK_PP_UNROLL;
-  constexpr int kU = kU0 < BN / 32 ? kU0 : BN / 32;
+  constexpr int kU = FK_PP_UNROLL < BN / 32 ? FK_PP_UNROLL : BN / 32;
   int n = 0;  // this warpgroup's tiles so far
   for (int k = c;; k += NC, ++n) {  // k: the CTA's k-th tile
     const int t = blockIdx.x + k * static_cast<int>(gridDim.x);
@@ -615,8 +599,7 @@ __global__ void __launch_bounds__(PCfg<S, NC, BN>::kThreads, 1)
                                        8 * j + 2 * tid4) =
                 make_float2(acc0[4 * j + 2 * half], acc0[4 * j + 2 * half + 1]);
       }
-      GroupRaw<WT, ST> raw[2];  // kPF: group u's in raw[u % 2], the next one's loading into the other
-      if constexpr (kPF) load_pairs<O, WT, ST, 0, 8>(0, seeded, ws, ms, vs, wlane, slane, raw[0]);
+      GroupRaw<WT, ST> raw;  // a batch's W/m/v, loaded just before its update
 #pragma unroll 1
       for (int j0 = 0; j0 < kBN / 8; j0 += 4 * kU) {
 #pragma unroll
@@ -624,15 +607,9 @@ __global__ void __launch_bounds__(PCfg<S, NC, BN>::kThreads, 1)
           float g[16];
 #pragma unroll
           for (int i = 0; i < 16; ++i) g[i] = acc0[16 * u + i];
-          const int jc = j0 + 4 * u;
-          if constexpr (kPF) {
-            if (jc + 4 < kBN / 8)
-              load_pairs<O, WT, ST, 0, 8>(jc + 4, seeded, ws, ms, vs, wlane, slane, raw[(u + 1) & 1]);
-          }
-          epilogue_group<O, WT, ST, kBatch, FD, !kPF>(g, jc, pe, seeded, ws, ms, vs, wlane, slane,
-                                                      raw[kPF ? (u & 1) : 0]);
+          epilogue_group<O, WT, ST, kBatch, FD>(g, j0 + 4 * u, pe, seeded, ws, ms, vs, wlane, slane,
+                                                raw);
         }
-        if constexpr (kPF && (kU & 1)) raw[0] = raw[1];
 #pragma unroll
         for (int i = 0; i < kAcc - 16 * kU; ++i) acc0[i] = acc0[i + 16 * kU];
       }
