@@ -29,7 +29,10 @@
 // FD) also take a batch's AdamW divisions without __fdiv_rn's branch per
 // element, by the checked division (div_checked.cuh), in batches of 4 pairs.
 // Step 13: a `_cdiv` batch tests its square roots' range and its quotients
-// once, after both (one branch per batch, not two).
+// once, after both (one branch per batch, not two); in the `_cdiv` kernels
+// with bf16 states a warp hands its first slice's slot back after the first
+// group of its second slice, not waiting right after the TMA stores
+// (FK_PP_DEFER).
 // K order: one wgmma per 16-token chunk, chunks ascending (as every wgmma
 // configuration); the optimizer is optim.h's, element by element — the same
 // bits as the host reference applied to the kernel's accumulator.
@@ -78,6 +81,17 @@ constexpr int kMaxSlots = 32;
 #ifndef FK_PP_ONEBRANCH
 #define FK_PP_ONEBRANCH 1
 #endif
+// FK_PP_DEFER 1: a warp's first slice of a tile is released (its slot handed
+// back to the producer) after the first group of its second slice, not
+// right after its TMA stores were issued, so the warp does not wait for the
+// stores to read the slot; released at once whenever the warp would wait
+// for a slice itself (so no slot is held across a wait that may need it).
+#ifndef FK_PP_DEFER
+#define FK_PP_DEFER 1
+#endif
+// Only in the `_cdiv` kernels with bf16 states (step 13's A/B: −2 … −3 % at
+// BT 512 there; +1.5 … +3 % with f32 states, where it adds spills).
+constexpr bool kDeferBuild = FK_PP_DEFER != 0;
 constexpr bool kFastSqrt = FK_PP_FASTSQRT != 0;
 constexpr bool kOneBranch = FK_PP_ONEBRANCH != 0;
 constexpr int kSmemLimit = 232448;  // Hopper's opt-in maximum per block (227 KiB)
@@ -530,6 +544,15 @@ __global__ void __launch_bounds__(PCfg<S, NC, BN>::kThreads, 1)
 #define FK_PP_UNROLL 1
 #endif
   constexpr int kU = FK_PP_UNROLL < BN / 32 ? FK_PP_UNROLL : BN / 32;
+  constexpr bool kDefer = kDeferBuild && FD && ST == DType::bf16 && NC == 2;
+  // Lane 0: the slot of a slice whose TMA stores are issued but not yet
+  // known to have read it (FK_PP_DEFER), else -1.
+  int pending = -1;
+  auto release_pending = [&] {
+    detail::tma_store_wait_read();
+    mbar_arrive(&slot_empty[pending]);
+    pending = -1;
+  };
   int n = 0;  // this warpgroup's tiles so far
   for (int k = c;; k += NC, ++n) {  // k: the CTA's k-th tile
     const int t = blockIdx.x + k * static_cast<int>(gridDim.x);
@@ -580,6 +603,9 @@ __global__ void __launch_bounds__(PCfg<S, NC, BN>::kThreads, 1)
       const int sl = hb * 4 + warp;
       const unsigned q = static_cast<unsigned>(k) * kSlices + sl;
       const unsigned slot = q % nslots, round = q / nslots;
+      if (kDefer && lane == 0 && pending >= 0 &&
+          !(slot_round[slot] >= round && detail::mbar_test(&slot_full[slot], round & 1)))
+        release_pending();  // this slice is not there yet: never wait while holding a slot
       while (slot_round[slot] < round) {
       }
       mbar_wait(&slot_full[slot], round & 1);
@@ -610,6 +636,7 @@ __global__ void __launch_bounds__(PCfg<S, NC, BN>::kThreads, 1)
           epilogue_group<O, WT, ST, kBatch, FD>(g, j0 + 4 * u, pe, seeded, ws, ms, vs, wlane, slane,
                                                 raw);
         }
+        if (kDefer && j0 == 0 && lane == 0 && pending >= 0) release_pending();
 #pragma unroll
         for (int i = 0; i < kAcc - 16 * kU; ++i) acc0[i] = acc0[i + 16 * kU];
       }
@@ -625,8 +652,14 @@ __global__ void __launch_bounds__(PCfg<S, NC, BN>::kThreads, 1)
           for (int b = 0; b < sboxes; ++b)
             detail::tma_store_2d(&tmV, Vp + b * kBox, h0 + b * (kBN / sboxes), row0);
         detail::tma_store_commit();
-        detail::tma_store_wait_read();  // the slot may be refilled once the stores have read it
-        mbar_arrive(&slot_empty[slot]);
+        if (kDefer && hb == 0) {
+          pending = static_cast<int>(slot);  // released during the next slice
+        } else {
+          detail::tma_store_wait_read();  // the slot may be refilled once the stores have read it
+          if (pending >= 0) mbar_arrive(&slot_empty[pending]);
+          pending = -1;
+          mbar_arrive(&slot_empty[slot]);
+        }
       }
       __syncwarp();
 #pragma unroll
