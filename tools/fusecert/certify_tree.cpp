@@ -242,6 +242,12 @@ json remove_stale(const std::string& out, const std::set<std::string>& written) 
   return removed;
 }
 
+/// A merged output that cannot be merged: an input error at that output's
+/// file (`DIR/index.json`, a certificate), not a usage error.
+diag::Fatal bad_merge(const std::string& path, std::string message) {
+  return diag::Fatal{diag::error({path}, "input.merge", std::move(message))};
+}
+
 int run_merge(const std::string& out, const std::string& format, const TreeOptions& t) {
   json files = json::array();
   std::vector<json> sarifs;
@@ -252,37 +258,42 @@ int run_merge(const std::string& out, const std::string& format, const TreeOptio
   std::string tool, solver;
   std::vector<std::pair<std::string, std::string>> pending;  // written only once every input checked out
   for (const auto& d : t.merge) {
-    json idx = json::parse(support::read_file_confined(d, "index.json", cert::kMaxCertificateBytes));
+    json idx;
+    try {
+      idx = json::parse(support::read_file_confined(d, "index.json", cert::kMaxCertificateBytes));
+    } catch (const json::exception& e) {
+      throw bad_merge(d + "/index.json", std::string("not JSON: ") + e.what());
+    }
     if (!idx.is_object() || !idx.contains("files") || !idx["files"].is_array() || !idx.contains("tool") ||
         !idx.contains("solver"))
-      throw std::invalid_argument(d + "/index.json: not a certify index");
+      throw bad_merge(d + "/index.json", "not a certify index");
     if (idx.value("schema", "") != kIndexSchema)
-      throw std::invalid_argument(d + "/index.json: not a certify index of schema " + kIndexSchema + " (found " +
+      throw bad_merge(d + "/index.json", std::string("not a certify index of schema ") + kIndexSchema + " (found " +
                                   idx.value("schema", std::string("none")) + "; re-run certify on that shard)");
     std::string tv = idx["tool"].dump(), sv = idx["solver"].dump();
     if (tool.empty()) tool = tv, solver = sv;
     if (tv != tool || sv != solver)
-      throw std::invalid_argument(d + "/index.json: made by " + tv + " / " + sv + ", the first by " + tool + " / " +
+      throw bad_merge(d + "/index.json", "made by " + tv + " / " + sv + ", the first by " + tool + " / " +
                                   solver + "; merge only outputs of the same fusecert and Z3");
     if (idx.contains("shard")) {
       ++sharded;
       unsigned k = idx["shard"]["k"], n = idx["shard"]["n"];
       if (n_shards && n != n_shards)
-        throw std::invalid_argument(d + ": shard " + std::to_string(k) + "/" + std::to_string(n) + " of a split into " +
+        throw bad_merge(d, "shard " + std::to_string(k) + "/" + std::to_string(n) + " of a split into " +
                                     std::to_string(n) + ", the others into " + std::to_string(n_shards));
       n_shards = n;
-      if (!shards.insert(k).second) throw std::invalid_argument(d + ": shard " + std::to_string(k) + " given twice");
+      if (!shards.insert(k).second) throw bad_merge(d, "shard " + std::to_string(k) + " given twice");
     }
     for (const auto& f : idx["files"]) {
       if (!seen.insert(f["file"]).second)
-        throw std::invalid_argument(d + ": " + f["file"].get<std::string>() + " is in two of the merged outputs");
+        throw bad_merge(d, f["file"].get<std::string>() + " is in two of the merged outputs");
       for (const auto& c : f["candidates"]) {
         const std::string rel = index_cert_path(c, d + "/index.json");
         const std::string text = support::read_file_confined(d, rel, cert::kMaxCertificateBytes);
-        if (auto deep = cert::json_too_deep(text, cert::kMaxCertificateDepth)) throw std::invalid_argument(d + "/" + rel + ": " + *deep);
+        if (auto deep = cert::json_too_deep(text, cert::kMaxCertificateDepth)) throw bad_merge(d + "/" + rel, *deep);
         json cj = json::parse(text);
         if (!cj.is_object() || cj.value("digest", "") != c.value("digest", "") || cert::digest(cj) != c["digest"])
-          throw std::invalid_argument(d + "/" + rel + ": digest differs from the index or from the certificate's content");
+          throw bad_merge(d + "/" + rel, "digest differs from the index or from the certificate's content");
         pending.emplace_back(rel, text);
       }
       files.push_back(f);
@@ -290,7 +301,7 @@ int run_merge(const std::string& out, const std::string& format, const TreeOptio
     sarifs.push_back(json::parse(support::read_file_confined(d, "results.sarif", cert::kMaxCertificateBytes)));
   }
   if (sharded && (sharded != static_cast<int>(t.merge.size()) || shards.size() != n_shards))
-    throw std::invalid_argument("incomplete merge: got " + std::to_string(shards.size()) + " of " +
+    throw bad_merge(t.merge.front(), "incomplete merge: got " + std::to_string(shards.size()) + " of " +
                                 std::to_string(n_shards) + " shards" +
                                 (sharded != static_cast<int>(t.merge.size()) ? " mixed with unsharded outputs" : ""));
   std::set<std::string> written;
