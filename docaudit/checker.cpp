@@ -50,8 +50,14 @@ void parallel_for(std::size_t n, unsigned jobs, Fn fn) {
   if (error) std::rethrow_exception(error);
 }
 
-bool has_extension(const fs::path& p, const RuleSet& rules) {
-  const std::string e = lower_ascii(p.extension().string());
+/// `p` (a path's string) ends in one of the configured extensions, read as
+/// fs::path::extension reads it: from the last `.` of the file name, unless
+/// that `.` opens the name.
+bool has_extension(std::string_view p, const RuleSet& rules) {
+  const std::string_view name = p.substr(p.rfind('/') + 1);
+  const std::size_t dot = name.rfind('.');
+  if (dot == std::string_view::npos || dot == 0 || name == "..") return false;
+  const std::string e = lower_ascii(name.substr(dot));
   for (const auto& x : rules.extensions)
     if (e == lower_ascii(x)) return true;
   return false;
@@ -68,16 +74,19 @@ class SummaryCache {
     std::lock_guard<std::mutex> lock(mutex_);
     docs_[s->abs.native()] = std::move(s);
   }
-  const Summary* get(const fs::path& abs) {
+  /// `abs`: the string of a normal absolute path.
+  const Summary* get(std::string_view abs) {
     std::unique_lock<std::mutex> lock(mutex_);
-    auto it = docs_.find(abs.native());
+    auto it = docs_.find(abs);
     if (it == docs_.end()) {
       lock.unlock();
       std::unique_ptr<Summary> s;
       std::error_code ec;
-      if (fs::is_regular_file(abs, ec)) s = std::make_unique<Summary>(summarize(load_document(abs, repo_, rules_), rules_));
+      const fs::path path(abs);
+      if (fs::is_regular_file(path, ec))
+        s = std::make_unique<Summary>(summarize(load_document(path, repo_, rules_), rules_, repo_));
       lock.lock();
-      it = docs_.emplace(abs.native(), std::move(s)).first;  // keeps the first if another thread won
+      it = docs_.emplace(std::string(abs), std::move(s)).first;  // keeps the first if another thread won
     }
     const Summary* s = it->second.get();
     return s && s->parsed ? s : nullptr;
@@ -87,7 +96,11 @@ class SummaryCache {
   const Repo& repo_;
   const RuleSet& rules_;
   std::mutex mutex_;
-  std::unordered_map<std::string, std::unique_ptr<Summary>> docs_;  ///< by normal path
+  struct Hash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  std::unordered_map<std::string, std::unique_ptr<Summary>, Hash, std::equal_to<>> docs_;  ///< by normal path
 };
 
 }  // namespace
@@ -120,9 +133,9 @@ template <class Keep>
 void walk(const fs::path& dir, const std::string& shown, std::set<fs::path>& out, Keep keep) {
   std::error_code ec;
   fs::recursive_directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec), end;
-  if (ec) throw UsageError(shown + ": cannot list: " + ec.message());
+  if (ec) throw UnreadablePath(shown, "cannot list: " + ec.message());
   for (; it != end; it.increment(ec)) {
-    if (ec) throw UsageError(shown + ": cannot list: " + ec.message());
+    if (ec) throw UnreadablePath(shown, "cannot list: " + ec.message());
     std::error_code e2;
     const fs::file_status ls = it->symlink_status(e2);
     if (fs::is_directory(ls)) continue;  // recursed into; folder symlinks are not followed
@@ -139,14 +152,15 @@ std::vector<fs::path> collect_documents(const std::vector<fs::path>& paths, cons
                                         const std::vector<std::string>* ignored) {
   std::set<fs::path> out;
   auto dropped = [&](const fs::path& file) {
-    return repo.excluded(file) || repo.generated(file) || (repo.inside(file) && is_ignored(repo.display(file), ignored));
+    return repo.excluded(file.native()) || repo.generated(file.native()) ||
+           (repo.inside(file.native()) && is_ignored(repo.display(file.native()), ignored));
   };
   for (const auto& p : paths) {
     const fs::path abs = Repo::normal(p);
     std::error_code ec;
     const fs::file_status lst = fs::symlink_status(abs, ec);
     if (ec || !fs::exists(lst)) {
-      if (!has_glob(p.generic_string())) throw UsageError(p.string() + ": no such file or folder");
+      if (!has_glob(p.generic_string())) throw UnreadablePath(p.string(), "no such file or folder");
       // A glob: walk from its last folder without glob characters.
       fs::path base;
       for (const auto& seg : abs) {
@@ -165,8 +179,8 @@ std::vector<fs::path> collect_documents(const std::vector<fs::path>& paths, cons
     }
     const fs::file_status st = fs::status(abs, ec);
     if (!ec && fs::is_directory(st)) {
-      walk(abs, p.string(), out, [&](const fs::path& f) { return has_extension(f, rules) && !dropped(f); });
-    } else if (!repo.excluded(abs) && !repo.generated(abs)) {
+      walk(abs, p.string(), out, [&](const fs::path& f) { return has_extension(f.native(), rules) && !dropped(f); });
+    } else if (!repo.excluded(abs.native()) && !repo.generated(abs.native())) {
       out.insert(abs);  // a file (or a symlink loop: reported as input.unreadable)
     }
   }
@@ -224,47 +238,48 @@ namespace {
 
 /// Live docs reachable from the root index: links of live docs, and the
 /// files (or folders, whose index) they name in backticks from their own
-/// folder, followed breadth-first. Loads (through the
-/// cache) every doc it reaches. Paths are normal (Repo::normal), so their
-/// strings are compared.
+/// folder, followed breadth-first. Loads (through the cache) every doc it
+/// reaches. Linear in the links and code spans of the docs it reaches: links
+/// were resolved when their documents were summarized (in parallel), a code
+/// span is resolved as a string (no fs::path is built for it), each is looked
+/// up in a hash set, and each distinct target is judged (and stat'ed) once.
 std::unordered_set<std::string> reachable(const RuleSet& base, const Repo& repo, SummaryCache& cache) {
   std::unordered_set<std::string> seen;
-  const fs::path root = Repo::join(repo.audit_root(), base.root_index);
+  const std::string root = Repo::join(repo.audit_root(), base.root_index);
   const Summary* start = cache.get(root);
   if (!start) return seen;
   std::vector<const Summary*> queue{start};
-  seen.insert(root.native());
+  seen.insert(root);
   // Every target is judged once: whether it is a live doc does not change
   // during the walk, and thousands of documents link the same few targets.
-  std::unordered_set<std::string> judged{root.native()}, named;
-  auto visit = [&](const fs::path& target) {
-    if (!judged.insert(target.native()).second || !repo.authored(target) || !has_extension(target, base)) return;
-    const Summary* d = cache.get(target);
+  std::unordered_set<std::string> judged{root}, named;
+  auto visit = [&](const std::string& target) {
+    if (judged.count(target)) return;
+    const std::string& t = *judged.insert(target).first;
+    if (!repo.authored(t) || !has_extension(t, base)) return;
+    const Summary* d = cache.get(t);
     if (!d || d->generated) return;
-    seen.insert(target.native());
+    seen.insert(t);
     queue.push_back(d);
   };
   while (!queue.empty()) {
     const Summary* d = queue.back();
     queue.pop_back();
-    const RuleSet& rules = base.for_path(repo.display(d->abs));
-    for (const auto& l : d->links) {
-      LinkTarget t = split_link(l.url, rules);
-      if (t.external || t.file.empty()) continue;
-      visit(resolve_link(d->abs, t.file, repo));
-    }
+    for (const auto& l : d->links)
+      if (!l.target.empty()) visit(l.target);
     // Names in backticks: a file or folder (its index) from the doc's folder.
     for (const auto& c : d->code_spans) {
       const std::string& s = c.text;
       if (s.empty() || s.find_first_of(" \t*?<>|") != std::string::npos || s.find("://") != std::string::npos) continue;
-      const fs::path target = Repo::sibling(d->abs, s);
-      if (!named.insert(target.native()).second) continue;
+      std::string target = Repo::sibling(d->abs, s);
+      if (named.count(target)) continue;
+      const std::string& t = *named.insert(std::move(target)).first;
       std::error_code ec;
-      if (fs::is_directory(target, ec)) {
-        const fs::path idx = folder_index(target, base.for_path(repo.display(target / "x.md")), repo);
-        if (!idx.empty()) visit(idx);
+      if (fs::is_directory(fs::path(t), ec)) {
+        const fs::path idx = folder_index(t, base.for_path(repo.display(t + "/x.md")), repo);
+        if (!idx.empty()) visit(idx.native());
       } else {
-        visit(target);
+        visit(t);
       }
     }
   }
@@ -274,10 +289,9 @@ std::unordered_set<std::string> reachable(const RuleSet& base, const Repo& repo,
 /// Does `doc` link `target`, or name it in backticks (as a path from its
 /// folder, the repository root or the audit root, or by file name in an index)?
 bool refers_to(const Summary& doc, const fs::path& target, const RuleSet& rules, const Repo& repo) {
-  for (const auto& l : doc.links) {
-    LinkTarget t = split_link(l.url, rules);
-    if (!t.external && !t.file.empty() && resolve_link(doc.abs, t.file, repo) == target) return true;
-  }
+  const std::string& want = target.native();
+  for (const auto& l : doc.links)
+    if (l.target == want) return true;
   const std::string fname = target.filename().string();
   const bool index = is_index(doc.abs, rules);
   for (const auto& c : doc.code_spans) {
@@ -285,8 +299,8 @@ bool refers_to(const Summary& doc, const fs::path& target, const RuleSet& rules,
     if (s.empty()) continue;
     if (index && s == fname && target.parent_path() == doc.abs.parent_path()) return true;
     if (s.find('/') == std::string::npos) continue;
-    if (Repo::sibling(doc.abs, s) == target || Repo::join(repo.root(), s) == target ||
-        Repo::join(repo.audit_root(), s) == target)
+    if (Repo::sibling(doc.abs, s) == want || Repo::join(repo.root(), s) == want ||
+        Repo::join(repo.audit_root(), s) == want)
       return true;
   }
   return false;
@@ -312,7 +326,7 @@ CheckResult run_check(const RuleSet& rules, const CheckOptions& opt) {
   std::vector<fs::path> files = collect_documents(paths, rules, repo, &ignored);
   const unsigned jobs = opt.jobs ? opt.jobs : std::max(1u, std::thread::hardware_concurrency());
   auto rules_of = [&](const fs::path& abs) -> const RuleSet& {
-    return repo.inside(abs) ? rules.for_path(repo.display(abs)) : rules;
+    return repo.inside(abs.native()) ? rules.for_path(repo.display(abs.native())) : rules;
   };
 
   SummaryCache cache(repo, rules);
@@ -326,7 +340,7 @@ CheckResult run_check(const RuleSet& rules, const CheckOptions& opt) {
     const std::vector<fs::path> tree = collect_documents({repo.audit_root()}, rules, repo, &ignored);
     std::vector<char> refers(tree.size(), 0);
     parallel_for(tree.size(), jobs, [&](std::size_t i) {
-      const Summary* d = cache.get(tree[i]);
+      const Summary* d = cache.get(tree[i].native());
       if (!d || !d->authored) return;
       for (const auto& r : removed)
         if (refers_to(*d, r, rules_of(tree[i]), repo)) refers[i] = 1;
@@ -353,7 +367,7 @@ CheckResult run_check(const RuleSet& rules, const CheckOptions& opt) {
     Pending& p = pending[i];
     p.referrer = i >= files.size();
     const Document d = load_document(order[i], repo, rs);
-    summaries[i] = std::make_unique<Summary>(summarize(d, rs));
+    summaries[i] = std::make_unique<Summary>(summarize(d, rs, repo));
     if (!p.referrer) p.input = d.input_findings;
     if (!d.parsed || d.generated) return;
     const Context ctx{rs, repo, opt.today, nullptr, nullptr, nullptr};
@@ -405,7 +419,7 @@ CheckResult run_check(const RuleSet& rules, const CheckOptions& opt) {
     const Summary& d = *checked[i];
     Pending& p = *checked_pending[i];
     const RuleSet& rs = rules_of(d.abs);
-    const Context ctx{rs, repo, opt.today, [&](const fs::path& path) { return cache.get(path); }, &verdicts, &routed};
+    const Context ctx{rs, repo, opt.today, [&](std::string_view path) { return cache.get(path); }, &verdicts, &routed};
     std::vector<diag::Diagnostic>& out = per_doc[i];
     const bool referrer = p.referrer;
     out = std::move(p.input);
@@ -440,8 +454,8 @@ CheckResult run_check(const RuleSet& rules, const CheckOptions& opt) {
   // 5. Rule-set level: retained snapshots must still exist.
   if (rules.enabled("lifecycle.retained-missing"))
     for (const auto& kept : rules.retained)
-      if (!repo.exists(repo.root() / kept.path))
-        res.findings.push_back(finding(repo.display(Repo::normal(kept.source)), kept.line, kept.col, rules.severity("lifecycle.retained-missing"),
+      if (!repo.exists(Repo::join(repo.root(), kept.path)))
+        res.findings.push_back(finding(repo.display(Repo::normal(kept.source).native()), kept.line, kept.col, rules.severity("lifecycle.retained-missing"),
                                        "lifecycle.retained-missing",
                                        "retained snapshot `" + kept.path + "` no longer exists; remove the entry"));
   sort_findings(res.findings);

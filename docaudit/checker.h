@@ -20,6 +20,13 @@ struct UsageError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// A PATH named on the command line that cannot be read or listed (missing,
+/// no permission): reported at the path, as input.unreadable.
+struct UnreadablePath : UsageError {
+  UnreadablePath(std::string p, std::string why) : UsageError(p + ": " + why), path(std::move(p)), cause(std::move(why)) {}
+  std::string path, cause;
+};
+
 struct CheckOptions {
   std::filesystem::path repo_root;               ///< must exist
   std::vector<std::filesystem::path> paths;      ///< files or folders; empty = the audit root

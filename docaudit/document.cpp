@@ -50,8 +50,8 @@ std::string Document::meta(const std::string& key) const {
 Document load_document(const fs::path& abs, const Repo& repo, const RuleSet& rules) {
   Document d;
   d.abs = abs;
-  d.display = repo.display(abs);
-  d.authored = repo.authored(abs);
+  d.display = repo.display(abs.native());
+  d.authored = repo.authored(abs.native());
   auto input = [&](const std::string& rule, int line, int col, const std::string& msg) {
     if (rules.enabled(rule)) d.input_findings.push_back(finding(d.display, line, col, rules.severity(rule), rule, msg));
   };
@@ -111,7 +111,7 @@ Document load_document(const fs::path& abs, const Repo& repo, const RuleSet& rul
     d.fm = Frontmatter{};
     return d;
   }
-  d.generated = repo.generated(abs);
+  d.generated = repo.generated(abs.native());
   if (!d.generated && !d.fm.present) {
     // A file with frontmatter is authored whatever its prose says, so no
     // sentence of an authored doc can switch its rules off.

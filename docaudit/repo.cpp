@@ -76,7 +76,7 @@ Repo::Repo(const fs::path& root, const RuleSet& rules) : rules_(rules) {
   real_root_ = fs::weakly_canonical(root_, rec);
   real_root_ = rec ? root_ : normal(real_root_);
   audit_root_ = normal(root_ / rules.audit_root);
-  if (!inside(audit_root_) || !resolves_inside(audit_root_)) {
+  if (!inside(audit_root_.native()) || !resolves_inside(audit_root_.native())) {
     std::string from;
     for (std::size_t i = 1; i < rules.sources.size(); ++i) from += (from.empty() ? " (set in " : ", ") + rules.sources[i];
     if (!from.empty()) from += ")";
@@ -84,7 +84,12 @@ Repo::Repo(const fs::path& root, const RuleSet& rules) : rules_(rules) {
                       audit_root_.generic_string() + "`, outside the repository root `" + root_.generic_string() +
                       "`");
   }
-  generated_root_ = (audit_root_ / rules.generated_dir).lexically_normal();
+  generated_root_ = normal(audit_root_ / rules.generated_dir);
+  for (const auto& d : rules.generated_dashboards) {
+    std::string n = fs::path(d).lexically_normal().generic_string();
+    while (n.size() > 1 && n.back() == '/') n.pop_back();
+    dashboards_.push_back(n);
+  }
   std::error_code ec;
   for (fs::directory_iterator it(root_, fs::directory_options::skip_permission_denied, ec), end; !ec && it != end;
        it.increment(ec)) {
@@ -107,98 +112,91 @@ fs::path Repo::normal(const fs::path& p) {
   return fs::path(s);
 }
 
-fs::path Repo::join(const fs::path& dir, std::string_view rel) {
-  if (absolute(rel)) return fs::path(normal_absolute(rel));
-  if (!absolute(dir.native())) return normal(dir / fs::path(rel));
+std::string Repo::join(const fs::path& dir, std::string_view rel) {
+  if (absolute(rel)) return normal_absolute(rel);
+  if (!absolute(dir.native())) return normal(dir / fs::path(rel)).native();
   std::string s = dir.native();
   s += '/';
   s += rel;
-  return fs::path(normal_absolute(s));
+  return normal_absolute(s);
 }
 
-fs::path Repo::sibling(const fs::path& file, std::string_view rel) {
+std::string Repo::sibling(const fs::path& file, std::string_view rel) {
   const std::string& f = file.native();
   const std::size_t slash = f.rfind('/');
   if (absolute(rel) || !absolute(f) || slash == std::string::npos) return join(file.parent_path(), rel);
-  std::string s = f.substr(0, slash);
+  std::string s(f, 0, slash);
   s += '/';
   s += rel;
-  return fs::path(normal_absolute(s));
+  return normal_absolute(s);
 }
 
-bool Repo::is_under(const fs::path& abs, const fs::path& dir) {
-  auto a = abs.begin(), d = dir.begin();
-  for (; d != dir.end(); ++d, ++a) {
-    if (d->empty()) continue;
-    if (a == abs.end() || *a != *d) return false;
-  }
-  return true;
+bool Repo::is_under(std::string_view abs, std::string_view dir) {
+  if (dir == "/") return absolute(abs);
+  return abs.size() >= dir.size() && abs.compare(0, dir.size(), dir) == 0 &&
+         (abs.size() == dir.size() || abs[dir.size()] == '/');
 }
 
-bool Repo::inside(const fs::path& abs) const { return is_under(abs, root_); }
+bool Repo::inside(std::string_view abs) const { return is_under(abs, root_.native()); }
 
-std::string Repo::display(const fs::path& abs) const {
-  if (!inside(abs)) return abs.generic_string();
-  fs::path rel = abs.lexically_relative(root_);
-  std::string s = rel.generic_string();
-  return s.empty() ? "." : s;
+std::string Repo::display(std::string_view abs) const {
+  if (!inside(abs)) return std::string(abs);
+  const std::string& r = root_.native();
+  if (abs.size() == r.size()) return ".";
+  return std::string(abs.substr(r == "/" ? 1 : r.size() + 1));
 }
 
-std::string Repo::audit_relative(const fs::path& abs) const {
-  if (!is_under(abs, audit_root_)) return "";
-  return abs.lexically_relative(audit_root_).generic_string();
+std::string Repo::audit_relative(std::string_view abs) const {
+  const std::string& a = audit_root_.native();
+  if (!is_under(abs, a)) return "";
+  if (abs.size() == a.size()) return ".";
+  return std::string(abs.substr(a == "/" ? 1 : a.size() + 1));
 }
 
-bool Repo::excluded(const fs::path& abs) const {
+bool Repo::excluded(std::string_view abs) const {
   const std::string rel = audit_relative(abs);
   if (rel.empty()) return false;
   for (const auto& g : rules_.excluded)
     if (glob_match(g, rel)) return true;
-  for (const auto& d : rules_.generated_dashboards)
-    if (fs::path(d).lexically_normal().generic_string() == rel) return true;
-  return false;
+  return std::find(dashboards_.begin(), dashboards_.end(), rel) != dashboards_.end();
 }
 
-bool Repo::generated(const fs::path& abs) const {
-  if (is_under(abs, generated_root_) && abs != generated_root_) return true;
+bool Repo::generated(std::string_view abs) const {
+  if (is_under(abs, generated_root_.native()) && abs != generated_root_.native()) return true;
   const std::string rel = audit_relative(abs);
   if (rel.empty()) return false;
-  for (const auto& d : rules_.generated_dashboards)
-    if (fs::path(d).lexically_normal().generic_string() == rel) return true;
-  return false;
+  return std::find(dashboards_.begin(), dashboards_.end(), rel) != dashboards_.end();
 }
 
-bool Repo::authored(const fs::path& abs) const {
-  return is_under(abs, audit_root_) && abs != audit_root_ && !excluded(abs);
+bool Repo::authored(std::string_view abs) const {
+  return is_under(abs, audit_root_.native()) && abs != audit_root_.native() && !excluded(abs);
 }
 
-bool Repo::exists(const fs::path& abs) const {
-  const std::string& key = abs.native();
+bool Repo::exists(std::string_view abs) const {
   {
     std::shared_lock<std::shared_mutex> lock(exists_mutex_);
-    if (auto it = exists_cache_.find(key); it != exists_cache_.end()) return it->second;
+    if (auto it = exists_cache_.find(abs); it != exists_cache_.end()) return it->second;
   }
   std::error_code ec;
-  fs::file_status st = fs::status(abs, ec);
+  fs::file_status st = fs::status(fs::path(abs), ec);
   const bool found = !ec && (fs::is_regular_file(st) || fs::is_directory(st));
   std::unique_lock<std::shared_mutex> lock(exists_mutex_);
-  exists_cache_.emplace(key, found);
+  exists_cache_.emplace(std::string(abs), found);
   return found;
 }
 
-bool Repo::resolves_inside(const fs::path& abs) const {
-  const std::string& key = abs.native();
+bool Repo::resolves_inside(std::string_view abs) const {
   {
     std::shared_lock<std::shared_mutex> lock(real_mutex_);
-    if (auto it = real_inside_cache_.find(key); it != real_inside_cache_.end()) return it->second;
+    if (auto it = real_inside_cache_.find(abs); it != real_inside_cache_.end()) return it->second;
   }
   std::error_code ec;
-  fs::path real = fs::weakly_canonical(abs, ec);
+  fs::path real = fs::weakly_canonical(fs::path(abs), ec);
   // An error (a symlink loop, a permission) leaves nothing to follow: the
   // lexical answer stands.
-  const bool in = ec ? is_under(abs, root_) : is_under(normal(real), real_root_);
+  const bool in = ec ? is_under(abs, root_.native()) : is_under(normal(real).native(), real_root_.native());
   std::unique_lock<std::shared_mutex> lock(real_mutex_);
-  real_inside_cache_.emplace(key, in);
+  real_inside_cache_.emplace(std::string(abs), in);
   return in;
 }
 

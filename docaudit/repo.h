@@ -3,6 +3,11 @@
 // compared lexically after normalization, and then by their real paths
 // (symlinks followed): nothing outside the root resolves, whether it leaves
 // through `../` or through a symlink.
+//
+// A run resolves every link and code span it reads, so the path arithmetic
+// and the queries work on the string of a normal absolute path (Repo::normal's
+// form): a std::filesystem::path splits itself into components (an allocation
+// each) when it is built, and that was a tenth of a run's instructions.
 #pragma once
 #include <filesystem>
 #include <shared_mutex>
@@ -31,35 +36,41 @@ class Repo {
   /// Absolute, lexically normal form of `p` (relative paths are taken from the
   /// current directory), with no trailing separator.
   static fs::path normal(const fs::path& p);
-  /// normal(dir / rel): `rel` from the folder `dir` (an absolute `rel` is
-  /// taken as it is).
-  static fs::path join(const fs::path& dir, std::string_view rel);
-  /// normal(file.parent_path() / rel): `rel` from the folder of `file`.
-  static fs::path sibling(const fs::path& file, std::string_view rel);
+  /// normal(dir / rel) as a string: `rel` from the folder `dir` (an absolute
+  /// `rel` is taken as it is).
+  static std::string join(const fs::path& dir, std::string_view rel);
+  /// normal(file.parent_path() / rel) as a string: `rel` from the folder of
+  /// `file`.
+  static std::string sibling(const fs::path& file, std::string_view rel);
+
+  // The queries below take the string of a normal absolute path (normal(),
+  // join(), sibling()); pass an fs::path as `p.native()`.
+
   /// True when `abs` is the root or lies below it (lexically).
-  bool inside(const fs::path& abs) const;
+  bool inside(std::string_view abs) const;
   /// True when `abs`, with every symlink of its existing part followed
   /// (std::filesystem::weakly_canonical), lies under the root's real path.
   /// Cached for the run; thread-safe.
-  bool resolves_inside(const fs::path& abs) const;
-  static bool is_under(const fs::path& abs, const fs::path& dir);
+  bool resolves_inside(std::string_view abs) const;
+  /// `abs` is `dir` or lies below it, by whole segments (both normal).
+  static bool is_under(std::string_view abs, std::string_view dir);
   /// Repository-relative generic path when inside, else `abs` as given.
-  std::string display(const fs::path& abs) const;
+  std::string display(std::string_view abs) const;
   /// Path relative to the audit root ("" when not under it).
-  std::string audit_relative(const fs::path& abs) const;
+  std::string audit_relative(std::string_view abs) const;
   /// Under the audit root and matching an exclusion glob or a configured
   /// generated dashboard.
-  bool excluded(const fs::path& abs) const;
+  bool excluded(std::string_view abs) const;
   /// Under the generated folder, or a configured generated dashboard (by
   /// path; a document's own markers are read by load_document).
-  bool generated(const fs::path& abs) const;
+  bool generated(std::string_view abs) const;
   /// Under the audit root and not excluded: an authored doc (the frontmatter,
   /// routing and lifecycle rules apply).
-  bool authored(const fs::path& abs) const;
+  bool authored(std::string_view abs) const;
   /// A regular file or folder exists at `abs` (symlinks followed; a loop or
   /// any error counts as absent). Answers are cached for the run (documents
   /// cite the same targets many times); thread-safe.
-  bool exists(const fs::path& abs) const;
+  bool exists(std::string_view abs) const;
   /// `name` is a top-level folder of the repository or a configured path root.
   bool is_path_root(const std::string& name) const;
 
@@ -67,10 +78,17 @@ class Repo {
   fs::path root_, real_root_, audit_root_, generated_root_;
   const RuleSet& rules_;
   std::vector<std::string> top_dirs_;  ///< sorted
+  std::vector<std::string> dashboards_;  ///< tree.generated_dashboards, audit-root relative, normal
+  /// Heterogeneous lookup: a query's string_view is looked up without a copy.
+  struct Hash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  using Answers = std::unordered_map<std::string, bool, Hash, std::equal_to<>>;
   mutable std::shared_mutex exists_mutex_;
-  mutable std::unordered_map<std::string, bool> exists_cache_;
+  mutable Answers exists_cache_;
   mutable std::shared_mutex real_mutex_;
-  mutable std::unordered_map<std::string, bool> real_inside_cache_;
+  mutable Answers real_inside_cache_;
 };
 
 /// Glob match in the style of .gitignore: `*` and `?` do not cross `/`,

@@ -30,7 +30,7 @@ bool Summary::has_slug(std::string_view slug) const {
   return false;
 }
 
-Summary summarize(const Document& doc, const RuleSet& rules) {
+Summary summarize(const Document& doc, const RuleSet& rules, const Repo& repo) {
   Summary s;
   s.abs = doc.abs;
   s.display = doc.display;
@@ -44,7 +44,11 @@ Summary summarize(const Document& doc, const RuleSet& rules) {
   s.sections.reserve(o.headings.size());
   for (const auto& h : o.headings) s.sections.push_back({h.level, normalize_words(h.text), h.slug});
   s.links.reserve(o.links.size());
-  for (const auto& l : o.links) s.links.push_back({l.url, l.pos, l.section});
+  for (const auto& l : o.links) {
+    LinkTarget t = split_link(l.url, rules);
+    Summary::LinkRef& r = s.links.emplace_back(Summary::LinkRef{l.url, l.pos, l.section, t.external, "", std::move(t.anchor)});
+    if (!t.external && !t.file.empty()) r.target = resolve_link(doc.abs, t.file, repo);
+  }
   s.code_spans.reserve(o.code_spans.size());
   for (const auto& c : o.code_spans) s.code_spans.push_back({trim(c.text), c.section});
   s.propositions = proposition_rows(doc, rules);

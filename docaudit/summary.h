@@ -47,10 +47,17 @@ struct Summary {
     std::string slug;   ///< GitHub anchor
   };
   std::vector<Section> sections;  ///< the headings, in order
+  /// A link, resolved once when the document is summarized (every
+  /// cross-document rule and the reachability walk compare its target).
   struct LinkRef {
     std::string url;
     Pos pos;
     int section = -1;
+    bool external = false;  ///< has a URL scheme (split_link)
+    /// The file it points at (resolve_link: a normal absolute path); "" for
+    /// an external link or a same-document `#anchor`.
+    std::string target;
+    std::string anchor;     ///< percent-decoded, without '#'
   };
   std::vector<LinkRef> links;
   /// A code span: its text trimmed (a file or folder named in backticks).
@@ -70,8 +77,9 @@ struct Summary {
   bool has_slug(std::string_view slug) const;
 };
 
-/// The summary of `doc`, its role and verdict tables read with `rules` (the
-/// rule set `doc` was loaded with).
-Summary summarize(const Document& doc, const RuleSet& rules);
+class Repo;
+/// The summary of `doc`, its role, links and verdict tables read with
+/// `rules` (the rule set `doc` was loaded with), its links resolved in `repo`.
+Summary summarize(const Document& doc, const RuleSet& rules, const Repo& repo);
 
 }  // namespace fusecert::docaudit

@@ -35,7 +35,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     (void)rs.is_proposition_id("P2a");
     for (const auto& g : rs.excluded) (void)da::glob_match(g, "docs/audit/archive/x.md");
     da::Repo repo(dir, rs);
-    (void)repo.authored(dir / rs.audit_root / "a.md");
+    (void)repo.authored(da::Repo::normal(dir / rs.audit_root / "a.md").native());
   } catch (const da::ConfigError&) {
     // the documented outcome for a bad config
   }

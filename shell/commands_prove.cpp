@@ -102,7 +102,7 @@ Reply Session::cmd_show(const Args& a) {
     o << "  " << k << " = " << p.text << (p.meaning.empty() ? "" : "  — " + p.meaning) << "\n";
     params[k] = {{"value", p.text}, {"meaning", p.meaning}};
   }
-  for (const auto& n : r.notes) o << "note: " << n << "\n";
+  for (const auto& n : r.notes) o << note_line(n);
   ordered_json j{{"command", "show"},        {"status", "ok"},
                  {"id", s.id},               {"title", s.title},
                  {"statement", s.statement}, {"assessment_wording", s.assessment_wording},
@@ -168,7 +168,7 @@ Reply Session::cmd_prove(const Args& a) {
     else if (changes.empty())
       o << "what changes: nothing — the same verdict and the same answer for every obligation\n";
   }
-  for (const auto& n : r.notes) o << "note: " << n << "\n";
+  for (const auto& n : r.notes) o << note_line(n);
   if (r.counterexample)
     o << "counterexample (" << r.counterexample->obligation << "): " << r.counterexample->summary
       << "\n  (type 'cx' for every variable)\n";

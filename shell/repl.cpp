@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "support/diag/render.h"
 #include "verifier/smt/query.h"
 
 namespace fusecert::shell {
@@ -182,6 +183,14 @@ std::string default_history_file() {
   return "";
 }
 
+namespace {
+/// `PATH: warning: WHY [shell.history]`: the history is not read or written.
+void warn_history(const std::string& path, std::string why) {
+  if (why.rfind(path, 0) == 0) why.erase(0, why.compare(path.size(), 2, ": ") == 0 ? path.size() + 2 : path.size() + 1);
+  std::cerr << diag::TextRenderer().render(diag::warning({path}, "shell.history", why));
+}
+}  // namespace
+
 int run_repl(Session& s, const ReplOptions& opt) {
   g_session = &s;
   rl_readline_name = const_cast<char*>("fusecert");
@@ -192,7 +201,7 @@ int run_repl(Session& s, const ReplOptions& opt) {
   using_history();
   stifle_history(2000);
   if (!opt.history_file.empty()) {
-    if (auto why = history_refusal(opt.history_file)) std::cerr << "fusecert: warning: " << *why << "\n";
+    if (auto why = history_refusal(opt.history_file)) warn_history(opt.history_file, *why);
     else read_history(opt.history_file.c_str());
   }
   if (!opt.banner.empty()) std::cout << opt.banner << std::flush;
@@ -206,7 +215,7 @@ int run_repl(Session& s, const ReplOptions& opt) {
     if (r.quit) break;
   }
   if (std::string err; !opt.history_file.empty() && !save_history_file(opt.history_file, err))
-    std::cerr << "fusecert: warning: " << err << "\n";
+    warn_history(opt.history_file, err);
   std::cout << "\n" << std::flush;
   g_session = nullptr;
   return 0;

@@ -115,23 +115,33 @@ int worse_status(int a, int b) {
   return diag::code(diag::worse(static_cast<diag::Exit>(a), static_cast<diag::Exit>(b)));
 }
 
-Reply error_reply(const std::string& command, const std::string& message, const std::string& hint) {
+Reply error_reply(const std::string& command, const std::string& message, const std::string& hint,
+                  const std::string& rule) {
   Reply r;
   r.status = kError;
-  diag::Diagnostic d = diag::error({}, "", message);
-  if (!hint.empty()) d.note({}, hint);
-  r.text = diag::TextRenderer({}, "").render(d);
+  r.diagnostic = diag::error({}, rule, message);
+  if (!hint.empty()) r.diagnostic.note({}, hint);
   r.json = {{"command", command}, {"status", "error"}, {"error", message}};
   if (!hint.empty()) r.json["hint"] = hint;
   return r;
 }
 
-Session::Session(verifier::Registry reg) : reg_(std::move(reg)) {
+Session::Session(verifier::Registry reg, std::string tool) : reg_(std::move(reg)), tool_(std::move(tool)) {
   opt_.timeout_ms = 20000;
   opt_.witnesses = false;
 }
 
 Reply Session::execute(std::string_view line) {
+  Reply r = run_command(line);
+  if (r.status != kAnswered && r.text.empty()) r.text = diag::TextRenderer({}, tool_).render(r.diagnostic);
+  return r;
+}
+
+std::string Session::note_line(const std::string& message) const {
+  return diag::TextRenderer({}, tool_).render(diag::make(diag::Severity::Note, {}, "", message));
+}
+
+Reply Session::run_command(std::string_view line) {
   auto [cmd, rest] = head(line);
   if (cmd.empty()) return Reply{kAnswered, "", {{"command", ""}, {"status", "ok"}}};
   if (cmd[0] == '#') return Reply{kAnswered, "", {{"command", "#"}, {"status", "ok"}}};
@@ -162,7 +172,7 @@ Reply Session::execute(std::string_view line) {
   } catch (const std::invalid_argument& e) {
     return error_reply(cmd, e.what());
   } catch (const std::exception& e) {
-    return error_reply(cmd, std::string("internal error: ") + e.what());
+    return error_reply(cmd, std::string("internal error: ") + e.what(), "", "input.internal");
   }
   std::string best;
   size_t best_d = 3;

@@ -35,13 +35,15 @@ enum Status : int {
 int worse_status(int a, int b);
 
 /// The answer to one command line: the text a person reads and the same
-/// content as JSON for scripts. `status` != kAnswered means `text` is a
-/// compiler-style diagnostic ("error: ...") and json holds {"error": ...}.
+/// content as JSON for scripts. `status` != kAnswered means `text` is the
+/// diagnostic in the one form, named for the front end about no file
+/// ("fusecert query: error: ... [usage]"), and json holds {"error": ...}.
 struct Reply {
   int status = kAnswered;
   std::string text;                 ///< ends with a newline unless empty
   nlohmann::ordered_json json;      ///< {"command":..., "status":..., ...}
   bool quit = false;                ///< `quit` / `exit`
+  diag::Diagnostic diagnostic;      ///< status kError: what `text` renders
 };
 
 /// One entry of the command table (used by help and completion).
@@ -73,10 +75,12 @@ class Session {
  public:
   /// Takes the registry (load_registry()); witnesses are off by default so
   /// answers arrive fast (`set witnesses on`).
-  explicit Session(verifier::Registry reg);
+  /// `tool` names the front end on a diagnostic about no file, as a
+  /// compiler names itself ("fusecert shell: error: ... [usage]").
+  explicit Session(verifier::Registry reg, std::string tool = "fusecert shell");
 
   /// Executes one command line. Never throws for bad input: errors come back
-  /// as Reply with status kError and an "error: ..." text.
+  /// as Reply with status kError and a "TOOL: error: ... [RULE]" text.
   Reply execute(std::string_view line);
 
   /// Completion candidates for the word ending at the end of `before_cursor`
@@ -103,6 +107,9 @@ class Session {
   Reply cmd_candidates(const Args& a);
   Reply cmd_why(const Args& a);
   // session.cpp
+  Reply run_command(std::string_view line);
+  /// `TOOL: note: message` (the notes of a proof), through the diagnostic engine.
+  std::string note_line(const std::string& message) const;
   Reply cmd_set(const Args& a);
   Reply cmd_help(const Args& a);
 
@@ -123,6 +130,7 @@ class Session {
   verifier::PropositionResult run_prove(const std::string& id, const std::map<std::string, verifier::Param>& overrides);
 
   verifier::Registry reg_;
+  std::string tool_;
   verifier::ProveOptions opt_;
   std::map<std::string, verifier::PropositionResult> last_;   ///< at the default parameters, by id
   std::map<std::string, verifier::PropositionResult> latest_; ///< most recent proof of each id, any parameters
@@ -136,7 +144,9 @@ class Session {
   std::vector<CandRef> cands_;                                ///< numbered 1..n for `why`
 };
 
-/// Builds an error reply: text "error: <message>\n" (+ "note: <hint>").
-Reply error_reply(const std::string& command, const std::string& message, const std::string& hint = "");
+/// Builds an error reply: the diagnostic `message [rule]` (+ a note `hint`),
+/// rendered by Session::execute.
+Reply error_reply(const std::string& command, const std::string& message, const std::string& hint = "",
+                  const std::string& rule = "usage");
 
 }  // namespace fusecert::shell

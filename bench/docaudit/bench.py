@@ -20,10 +20,21 @@ Workloads:
 Each workload runs --warmup times untimed, then --runs times; reported: the
 median wall time, the median CPU time (user + system of the process), the
 peak resident memory of the process (its own ru_maxrss, from wait4), files/s
-and MB/s (bytes of the Markdown checked).
+and MB/s (bytes of the Markdown checked), and the 1-minute load average.
+
+--baseline BIN (another fusecert build, e.g. main's) measures that binary on
+each workload in the same run, its runs alternating with the candidate's so
+that both see the same load, and prints a "ratio" row: baseline median /
+candidate median, for wall and CPU time (above 1: the candidate is faster).
+The two must print byte-identical JSON findings, or the script fails: a
+speed-up that changes an answer is no speed-up. On a shared machine the
+ratios are the figures to read; the absolute times move with the load.
+
+--generate DIR writes the synthetic tree of the first --docs size to DIR (the
+same bytes on every run: the generator is seeded) and exits, for profiling.
 
   bench/docaudit/bench.py --fusecert build/fusecert \
-      --corpus ../shared/corpus/tessera [--docs 5000,20000] [--runs 5]
+      --corpus ../shared/corpus/tessera [--docs 5000,20000] [--runs 5] [--baseline /tmp/main-fusecert]
 """
 import argparse, glob, json, os, random, resource, shutil, statistics, subprocess, sys, tempfile, time
 
@@ -126,6 +137,54 @@ def time_runs(cmd, runs, warmup, ok=(0, 1), cwd=None):
     return times, cpus, rss, rc, out
 
 
+def row_of(name, j, times, cpus, rss, runs):
+    med = statistics.median(times)
+    mb = j["bytes"] / 1e6
+    return {"workload": name, "files": j["files"], "MB": round(mb, 2), "findings": len(j["findings"]),
+            "median_s": round(med, 4), "min_s": round(min(times), 4), "max_s": round(max(times), 4),
+            "files_per_s": round(j["files"] / med), "MB_per_s": round(mb / med, 1),
+            "cpu_s_median": round(statistics.median(cpus), 4), "peak_rss_MB": round(max(rss) / 1024, 1),
+            "load_avg_1m": round(os.getloadavg()[0], 2), "runs": runs}
+
+
+def report_pair(name, base_cmd, cmd, runs, warmup):
+    """The baseline and the candidate on one workload, runs alternating."""
+    for _ in range(warmup):
+        for c in (base_cmd, cmd):
+            subprocess.run(c, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    got = {0: ([], [], [], None), 1: ([], [], [], None)}
+    load_before = os.getloadavg()[0]
+    for _ in range(runs):
+        for k, c in ((0, base_cmd), (1, cmd)):
+            wall, cpu, maxrss, rc, out, err = run_measured(c)
+            if rc not in (0, 1):
+                sys.exit(f"{c[0]} failed (rc {rc}): {err.decode(errors='replace')[:2000]}")
+            t, u, r, first = got[k]
+            t.append(wall)
+            u.append(cpu)
+            r.append(maxrss)
+            if first is None:
+                got[k] = (t, u, r, out)
+            elif out != first:
+                sys.exit(f"{c[0]} printed different findings on two runs of {name}")
+    if got[0][3] != got[1][3]:
+        sys.exit(f"the baseline and the candidate disagree on {name}: the findings differ")
+    rows = []
+    for k, label in ((0, "baseline"), (1, "candidate")):
+        t, u, r, out = got[k]
+        row = row_of(f"{name} [{label}]", json.loads(out), t, u, r, runs)
+        print(json.dumps(row), flush=True)
+        rows.append(row)
+    ratio = {"workload": f"{name} [ratio baseline/candidate]",
+             "wall_ratio": round(rows[0]["median_s"] / rows[1]["median_s"], 3),
+             "cpu_ratio": round(rows[0]["cpu_s_median"] / rows[1]["cpu_s_median"], 3),
+             "peak_rss_ratio": round(rows[0]["peak_rss_MB"] / rows[1]["peak_rss_MB"], 3),
+             "same_findings": True, "load_avg_1m_before": round(load_before, 2),
+             "load_avg_1m_after": round(os.getloadavg()[0], 2)}
+    print(json.dumps(ratio), flush=True)
+    return rows
+
+
 def report(name, cmd, runs, warmup):
     times, cpus, rss, rc, out = time_runs(cmd, runs, warmup)
     j = json.loads(out)
@@ -161,19 +220,32 @@ def main():
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--warmup", type=int, default=1)
     ap.add_argument("--jobs", type=int, default=0, help="-j for fusecert docs (0 = all cores)")
+    ap.add_argument("--baseline", help="another fusecert build, measured alternately on each workload (ratio rows)")
+    ap.add_argument("--generate", metavar="DIR", help="write the synthetic tree of the first --docs size to DIR and exit")
     a = ap.parse_args()
+    if a.generate:
+        n = int(str(a.docs).split(",")[0])
+        if os.path.exists(a.generate):
+            sys.exit(f"{a.generate} exists; give a new folder")
+        audit = gen_synthetic(a.generate, n)
+        print(json.dumps({"generated": a.generate, "docs": n, "audit_root": audit, "md_files_bytes": md_stats(audit)}))
+        return
     tmp = tempfile.mkdtemp(prefix="docaudit_bench_")
     jobs = ["-j", str(a.jobs)] if a.jobs else []
     try:
-        print(json.dumps({"cpus": os.cpu_count(), "host": os.uname().nodename, "fusecert": a.fusecert}))
+        print(json.dumps({"cpus": os.cpu_count(), "host": os.uname().nodename, "fusecert": a.fusecert,
+                          "baseline": a.baseline, "load_avg": [round(x, 2) for x in os.getloadavg()]}))
         if a.corpus:
             root = os.path.join(tmp, "tessera")
             subprocess.run(["bash", os.path.join(HERE, "lay_corpus.sh"), a.corpus, root, "--no-config"], check=True,
                            stdout=subprocess.DEVNULL)
             audit = os.path.join(root, "docs", "audit")
             paths = [os.path.join(audit, p) for p in ("README.md", "compiler", "backend", "generated")]
-            base = [a.fusecert, "docs", "--repo-root", root, "--today", "2026-09-01", "--format", "json", *jobs]
-            report("corpus (defaults, no config)", base + paths, a.runs, a.warmup)
+            args = ["docs", "--repo-root", root, "--today", "2026-09-01", "--format", "json", *jobs, *paths]
+            if a.baseline:
+                report_pair("corpus (defaults, no config)", [a.baseline, *args], [a.fusecert, *args], a.runs, a.warmup)
+            else:
+                report("corpus (defaults, no config)", [a.fusecert, *args], a.runs, a.warmup)
             if a.markdownlint:
                 report_markdownlint(a.markdownlint, root,
                                     ["docs/audit/README.md", "docs/audit/compiler/**/*.md", "docs/audit/backend/**/*.md",
@@ -181,8 +253,11 @@ def main():
         for n in [int(x) for x in str(a.docs).split(",") if x]:
             syn = os.path.join(tmp, f"synthetic-{n}")
             audit = gen_synthetic(syn, n)
-            report(f"synthetic-{n}", [a.fusecert, "docs", "--repo-root", syn, "--today", "2026-09-01", "--format", "json",
-                                      *jobs, audit], a.runs, a.warmup)
+            args = ["docs", "--repo-root", syn, "--today", "2026-09-01", "--format", "json", *jobs, audit]
+            if a.baseline:
+                report_pair(f"synthetic-{n}", [a.baseline, *args], [a.fusecert, *args], a.runs, a.warmup)
+            else:
+                report(f"synthetic-{n}", [a.fusecert, *args], a.runs, a.warmup)
             shutil.rmtree(syn, ignore_errors=True)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

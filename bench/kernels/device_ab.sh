@@ -19,7 +19,7 @@ OUT=${OUT:-/tmp/fusecert-ab-out}
 SHAPES=${SHAPES:-4096x4096x512,4096x4096x2048,4096x14336x512,4096x14336x2048}
 REPS=${REPS:-20}
 ROUNDS=${ROUNDS:-2}
-VARIANTS=${VARIANTS:-"old:-DFK_PP_FASTDIV=0"}
+VARIANTS=${VARIANTS:-"old:-DFK_PP_PREFETCH=0,-DFK_PP_ONEBRANCH=0"}
 mkdir -p "$OUT"
 export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
 log=$OUT/build.txt
@@ -98,8 +98,8 @@ rounds = int(sys.argv[1]); names = sys.argv[2:]
 docs = {n: [json.load(open(f'/tmp/ab-{n}-{r}.json')) for r in range(1, rounds + 1)
             if os.path.exists(f'/tmp/ab-{n}-{r}.json')] for n in names}
 docs = {n: d for n, d in docs.items() if d}
-keys = ['wgmma_128x128x64_pingpong', 'wgmma_128x128x64_pingpong_s4', 'wgmma_128x64x64_pingpong',
-        'wgmma_128x64x64_pingpong_s5']
+keys = ['wgmma_128x128x64_pingpong', 'wgmma_128x128x64_pingpong_s4', 'wgmma_128x128x64_pingpong_cdiv',
+        'wgmma_128x128x64_pingpong_s4_cdiv', 'wgmma_128x64x64_pingpong_s5']
 print('median of', rounds, 'rounds (each round: every variant in turn); per round in brackets')
 first = next(iter(docs.values()))[0]
 for i, c in enumerate(first['cases']):

@@ -80,8 +80,9 @@ if [ -n "${NCU:-}" ]; then
     ncu --clock-control none --kernel-name-base demangled -k "regex:$k" --launch-skip 3 --launch-count 1 \
       --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy \
       --section WarpStateStats --section SchedulerStats --section LaunchStats \
+      --metrics 'regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio$' \
       "$BIN/fusecert-kernels" bench --shapes "${NCU_SHAPE:-4096x4096x512}" --reps 1 2>&1 |
-      grep -vE "^ *$|^==PROF==" | head -120
+      grep -vE "^ *$|^==PROF==" | head -160
   done >"$OUT/ncu.txt" 2>&1
   grep -E "^  fused|Duration|Memory Throughput|DRAM Throughput|Compute \(SM\) Throughput|Achieved Occupancy|Registers Per|No Eligible|Issued Warp" "$OUT/ncu.txt" | head -60
 fi
@@ -90,8 +91,8 @@ fi
   cuobjdump --dump-sass "$BIN/fusecert-kernels" >/tmp/sass.txt
   for pat in HMMA HGMMA "LDL|STL" USETMAXREG "UTMASTG"; do echo "$pat: $(grep -cE "$pat" /tmp/sass.txt)"; done
   if [ -z "${SKIP_SANITIZER:-}" ] && [ -x "$BIN/test_kernels_gpu" ]; then
-    echo "== compute-sanitizer memcheck (Row 1, Row 2)"
-    timeout 200 compute-sanitizer --tool memcheck "$BIN/test_kernels_gpu" --gtest_filter='*Row1*:*Row2*' 2>&1 | tail -15
+    echo "== compute-sanitizer memcheck (Row 1, Row 2, the momentum-state epilogue)"
+    timeout 200 compute-sanitizer --tool memcheck "$BIN/test_kernels_gpu" --gtest_filter='*Row1*:*Row2*:*MomentumState*' 2>&1 | tail -15
   fi
 } >>"$OUT/env.txt" 2>&1
 tail -22 "$OUT/env.txt"

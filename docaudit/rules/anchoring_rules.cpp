@@ -13,10 +13,14 @@
 namespace fusecert::docaudit {
 namespace {
 
-bool is_generated(const fs::path& abs, const Context& ctx) { return ctx.repo.generated(abs); }
+bool is_generated(std::string_view abs, const Context& ctx) { return ctx.repo.generated(abs); }
 
-bool is_markdown(const fs::path& p) {
-  const std::string e = lower_ascii(p.extension().string());
+/// `p` (a path's string) names a Markdown file (`.md`, `.markdown`, any case).
+bool is_markdown(std::string_view p) {
+  const std::string_view name = p.substr(p.rfind('/') + 1);
+  const std::size_t dot = name.rfind('.');
+  if (dot == std::string_view::npos || dot == 0) return false;
+  const std::string e = lower_ascii(name.substr(dot));
   return e == ".md" || e == ".markdown";
 }
 
@@ -204,18 +208,17 @@ void check_links(const Summary& doc, const Context& ctx, Sink& sink) {
   if (!doc.parsed) return;
   const RuleSet& r = ctx.rules;
   const Repo& repo = ctx.repo;
-  const bool doc_inside = repo.inside(doc.abs);
+  const bool doc_inside = repo.inside(doc.abs.native());
   bool links_dashboard = false;
 
   for (const auto& l : doc.links) {
-    LinkTarget t = split_link(l.url, r);
-    if (t.external || l.url.empty()) continue;
-    if (t.file.empty()) {  // same-document anchor
-      if (!t.anchor.empty() && !doc.has_slug(t.anchor))
-        sink.report("anchor.broken-anchor", l.pos, "no heading of this document has the anchor `#" + t.anchor + "`");
+    if (l.external || l.url.empty()) continue;
+    if (l.target.empty()) {  // same-document anchor
+      if (!l.anchor.empty() && !doc.has_slug(l.anchor))
+        sink.report("anchor.broken-anchor", l.pos, "no heading of this document has the anchor `#" + l.anchor + "`");
       continue;
     }
-    const fs::path target = resolve_link(doc.abs, t.file, repo);
+    const std::string& target = l.target;
     if (!repo.inside(target)) {
       sink.report("anchor.outside-root", l.pos,
                   "link `" + l.url + "` resolves outside the repository root");
@@ -239,17 +242,17 @@ void check_links(const Summary& doc, const Context& ctx, Sink& sink) {
     if (is_markdown(target)) {
       if (generated) {
         links_dashboard = true;
-      } else if (ctx.repo.is_under(target, ctx.repo.audit_root())) {
+      } else if (ctx.repo.is_under(target, ctx.repo.audit_root().native())) {
         // A dashboard recognised by its own generated marker.
-        const Summary* other = target == doc.abs ? &doc : ctx.lookup(target);
+        const Summary* other = target == doc.abs.native() ? &doc : ctx.lookup(target);
         if (other && other->generated) links_dashboard = true;
       }
     }
-    if (!t.anchor.empty() && is_markdown(target)) {
-      const Summary* other = target == doc.abs ? &doc : ctx.lookup(target);
-      if (other && other->parsed && !other->has_slug(t.anchor))
+    if (!l.anchor.empty() && is_markdown(target)) {
+      const Summary* other = target == doc.abs.native() ? &doc : ctx.lookup(target);
+      if (other && other->parsed && !other->has_slug(l.anchor))
         sink.report("anchor.broken-anchor", l.pos,
-                    "`" + repo.display(target) + "` has no heading with the anchor `#" + t.anchor + "`");
+                    "`" + repo.display(target) + "` has no heading with the anchor `#" + l.anchor + "`");
     }
   }
 
@@ -258,7 +261,7 @@ void check_links(const Summary& doc, const Context& ctx, Sink& sink) {
       std::find(r.status_roles.begin(), r.status_roles.end(), role) != r.status_roles.end() && !links_dashboard) {
     sink.report("anchor.dashboard-link", doc.role_pos,
                 "status-surface doc (" + role + ") links no generated dashboard under `" +
-                    repo.display(repo.generated_root()) + "/`; its numbers must trace to one");
+                    repo.display(repo.generated_root().native()) + "/`; its numbers must trace to one");
   }
 }
 
@@ -267,7 +270,7 @@ void check_paths(const Document& doc, const Context& ctx, Sink& sink) {
   const RuleSet& r = ctx.rules;
   const Repo& repo = ctx.repo;
   bool checked = true;
-  if (const std::string rel = repo.audit_relative(doc.abs); !rel.empty())
+  if (const std::string rel = repo.audit_relative(doc.abs.native()); !rel.empty())
     for (const auto& g : r.unchecked_path_docs)
       if (glob_match(g, rel)) checked = false;
 
@@ -295,7 +298,7 @@ void check_paths(const Document& doc, const Context& ctx, Sink& sink) {
     // (generated/...) the audit root; it resolves when any reading exists.
     const bool generated = first == r.generated_dir;
     if (first != ".." && !generated && !repo.is_path_root(first)) continue;  // not a repository path (`dY/dX`)
-    std::vector<fs::path> readings;
+    std::vector<std::string> readings;
     if (generated) readings.push_back(Repo::join(repo.audit_root(), p));
     readings.push_back(Repo::sibling(doc.abs, p));
     if (first != "..") readings.push_back(Repo::join(repo.root(), p));
@@ -307,7 +310,7 @@ void check_paths(const Document& doc, const Context& ctx, Sink& sink) {
     // does) any whose real path leaves the root. Either way a symlink out of
     // the repository (`src/etclink/passwd` with `src/etclink -> /etc`) is
     // reported, never taken as a resolving path.
-    const fs::path* landed = nullptr;
+    const std::string* landed = nullptr;
     for (const auto& t : readings)
       if (repo.inside(t) && repo.exists(t)) {
         landed = &t;
@@ -333,11 +336,11 @@ void check_paths(const Document& doc, const Context& ctx, Sink& sink) {
         if (o.prose != c.prose || o.offset >= c.offset) continue;
         const std::string base = path_candidate(o.text);
         if (base.empty()) continue;
-        for (const fs::path& dir : {Repo::sibling(doc.abs, base), Repo::join(repo.root(), base)}) {
+        for (const std::string& dir : {Repo::sibling(doc.abs, base), Repo::join(repo.root(), base)}) {
           std::error_code ec;
-          if (repo.inside(dir) && fs::is_directory(dir, ec) && repo.exists(Repo::join(dir, p)) &&
-              repo.resolves_inside(Repo::join(dir, p)))
-            in_context = true;
+          if (!repo.inside(dir) || !fs::is_directory(fs::path(dir), ec)) continue;
+          const std::string under = Repo::join(dir, p);
+          if (repo.exists(under) && repo.resolves_inside(under)) in_context = true;
         }
         if (in_context) break;
       }
@@ -364,7 +367,7 @@ void check_paths(const Document& doc, const Context& ctx, Sink& sink) {
     if (under_intended(m.path) || in_deliverables_table(doc, *m.span, r)) continue;
     if (m.generated)
       sink.report("anchor.generated-missing", m.span->pos,
-                  "generated dashboard `" + m.path + "` does not exist under `" + repo.display(repo.generated_root()) + "`");
+                  "generated dashboard `" + m.path + "` does not exist under `" + repo.display(repo.generated_root().native()) + "`");
     else
       sink.report("anchor.broken-path", m.span->pos, "repository path `" + m.path + "` does not exist");
   }

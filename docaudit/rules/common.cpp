@@ -55,7 +55,7 @@ LinkTarget split_link(const std::string& url, const RuleSet& rules) {
   return t;
 }
 
-fs::path resolve_link(const fs::path& doc, const std::string& file, const Repo& repo) {
+std::string resolve_link(const fs::path& doc, const std::string& file, const Repo& repo) {
   if (!file.empty() && file[0] == '/') return Repo::join(repo.root(), std::string_view(file).substr(1));
   return Repo::sibling(doc, file);
 }

@@ -28,7 +28,7 @@ void check_lifecycle(const Document& doc, const Context& ctx, Sink& sink) {
     if (!ymd) return;  // frontmatter.last-updated reports it
     const auto age = (ctx.today - std::chrono::sys_days(*ymd)).count();
     if (age <= r.snapshot_max_age_days) return;
-    const std::string rel = ctx.repo.display(doc.abs);
+    const std::string rel = ctx.repo.display(doc.abs.native());
     for (const auto& kept : r.retained)
       if (fs::path(kept.path).lexically_normal().generic_string() == rel) return;
     sink.report("lifecycle.stale-snapshot", {date->line, date->col},

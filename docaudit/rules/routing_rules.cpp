@@ -14,14 +14,11 @@ namespace {
 
 /// Does `idx` name `target` inside the sections `within` accepts?
 template <class Within>
-bool names(const Summary& idx, const fs::path& target, const Context& ctx, Within within) {
+bool names(const Summary& idx, const fs::path& target, Within within) {
   const std::string fname = target.filename().string();
   const std::string rel = target.lexically_relative(idx.abs.parent_path()).generic_string();
   for (const auto& l : idx.links) {
-    if (!within(l.section)) continue;
-    LinkTarget t = split_link(l.url, ctx.rules);
-    if (t.external || t.file.empty()) continue;
-    if (resolve_link(idx.abs, t.file, ctx.repo) == target) return true;
+    if (within(l.section) && l.target == target.native()) return true;
   }
   for (const auto& c : idx.code_spans) {
     if (!within(c.section)) continue;
@@ -33,24 +30,19 @@ bool names(const Summary& idx, const fs::path& target, const Context& ctx, Withi
 
 /// `idx` links `target`, or names it in backticks by a path that resolves
 /// to it from `idx`'s folder (a bare file name of another folder does not).
-bool names_exactly(const Summary& idx, const fs::path& target, const Context& ctx) {
-  for (const auto& l : idx.links) {
-    LinkTarget t = split_link(l.url, ctx.rules);
-    if (!t.external && !t.file.empty() && resolve_link(idx.abs, t.file, ctx.repo) == target) return true;
-  }
+bool names_exactly(const Summary& idx, const fs::path& target) {
+  for (const auto& l : idx.links)
+    if (l.target == target.native()) return true;
   for (const auto& c : idx.code_spans) {
     const std::string& s = c.text;
-    if (!s.empty() && Repo::sibling(idx.abs, s) == target) return true;
+    if (!s.empty() && Repo::sibling(idx.abs, s) == target.native()) return true;
   }
   return false;
 }
 
-bool links_to(const Summary& doc, const fs::path& target, const Context& ctx) {
-  for (const auto& l : doc.links) {
-    LinkTarget t = split_link(l.url, ctx.rules);
-    if (t.external || t.file.empty()) continue;
-    if (resolve_link(doc.abs, t.file, ctx.repo) == target) return true;
-  }
+bool links_to(const Summary& doc, const fs::path& target) {
+  for (const auto& l : doc.links)
+    if (l.target == target.native()) return true;
   return false;
 }
 
@@ -59,7 +51,7 @@ bool links_to(const Summary& doc, const fs::path& target, const Context& ctx) {
 fs::path folder_index(const fs::path& folder, const RuleSet& rules, const Repo& repo) {
   for (const auto& name : rules.index_names) {
     const fs::path p = folder / name;
-    if (repo.exists(p)) return p;
+    if (repo.exists(p.native())) return p;
   }
   return {};
 }
@@ -74,14 +66,14 @@ void check_routing(const Summary& doc, const Context& ctx, Sink& sink) {
   const RuleSet& r = ctx.rules;
   const std::string& role = doc.role;
   const Pos at = doc.role_pos;
-  const fs::path root_index = Repo::join(ctx.repo.audit_root(), r.root_index);
-  const std::string root_display = ctx.repo.display(root_index);
+  const std::string root_index = Repo::join(ctx.repo.audit_root(), r.root_index);
   const fs::path index_path = folder_index(doc.abs.parent_path(), r, ctx.repo);
   const bool own_index = !index_path.empty() && index_path == doc.abs;
-  const Summary* idx = index_path.empty() || own_index ? nullptr : ctx.lookup(index_path);
+  const Summary* idx = index_path.empty() || own_index ? nullptr : ctx.lookup(index_path.native());
 
   // 1. Reachable from the root index through live docs.
-  if (doc.abs != root_index && ctx.routed && !ctx.routed->count(doc.abs.native())) {
+  if (doc.abs.native() != root_index && ctx.routed && !ctx.routed->count(doc.abs.native())) {
+    const std::string root_display = ctx.repo.display(root_index);
     if (!ctx.repo.exists(root_index))
       sink.report("routing.no-index", at,
                   "the audit root has no index `" + root_display + "` (routing.root_index), so no live doc is routed");
@@ -93,13 +85,13 @@ void check_routing(const Summary& doc, const Context& ctx, Sink& sink) {
 
   // 2. Where required, the folder has an index and it names the doc.
   if (r.require_index && !own_index) {
-    const std::string wanted = ctx.repo.display(doc.abs.parent_path() / r.index_names.front());
+    const std::string wanted = ctx.repo.display((doc.abs.parent_path() / r.index_names.front()).native());
     if (!idx) {
       sink.report("routing.no-index", at, "live doc's folder has no readable index `" + wanted +
                                               "` to route it (routing.require_index)");
-    } else if (!names(*idx, doc.abs, ctx, [](int) { return true; })) {
+    } else if (!names(*idx, doc.abs, [](int) { return true; })) {
       sink.report("routing.unrouted", at,
-                  "`" + ctx.repo.display(index_path) + "` does not route this live doc (link it or name `" +
+                  "`" + ctx.repo.display(index_path.native()) + "` does not route this live doc (link it or name `" +
                       doc.abs.filename().string() + "` in backticks)");
     }
   }
@@ -111,7 +103,7 @@ void check_routing(const Summary& doc, const Context& ctx, Sink& sink) {
       const std::vector<std::string>* headings;
       const char* what;
     };
-    const std::string index_display = ctx.repo.display(index_path);
+    const std::string index_display = ctx.repo.display(index_path.native());
     for (const Family& f : {Family{"routing.plan-question-table", &r.question_table_headings, "question table"},
                             Family{"routing.plan-catalog", &r.catalog_headings, "scoped-plan catalog"}}) {
       const std::vector<int> secs = idx->find_sections(*f.headings);
@@ -128,7 +120,7 @@ void check_routing(const Summary& doc, const Context& ctx, Sink& sink) {
           if (idx->within(s, h)) return true;
         return false;
       };
-      if (!names(*idx, doc.abs, ctx, within))
+      if (!names(*idx, doc.abs, within))
         sink.report(f.rule, at,
                     "plan is not routed in the " + std::string(f.what) + " (\"" + heading + "\") of `" +
                         index_display + "`");
@@ -141,17 +133,17 @@ void check_routing(const Summary& doc, const Context& ctx, Sink& sink) {
   // scoped compiler plan links back to the integrated plan and this index";
   // the backend todo queues answer to their own evidence, not to it).
   if (role == r.plan_role) {
-    const fs::path authority = Repo::join(ctx.repo.audit_root(), r.global_order_authority);
+    const fs::path authority(Repo::join(ctx.repo.audit_root(), r.global_order_authority));
     if (doc.abs == authority) return;  // the authority itself
-    if (ctx.repo.exists(authority) && doc.abs.parent_path() != authority.parent_path()) {
+    if (ctx.repo.exists(authority.native()) && doc.abs.parent_path() != authority.parent_path()) {
       const fs::path map = folder_index(authority.parent_path(), r, ctx.repo);
-      const Summary* m = map.empty() ? nullptr : ctx.lookup(map);
-      if (!m || !names_exactly(*m, doc.abs, ctx)) return;
+      const Summary* m = map.empty() ? nullptr : ctx.lookup(map.native());
+      if (!m || !names_exactly(*m, doc.abs)) return;
     }
     std::string missing;
-    if (ctx.repo.exists(authority) && !links_to(doc, authority, ctx))
-      missing = "the global-order authority `" + ctx.repo.display(authority) + "`";
-    if (!index_path.empty() && !own_index && !links_to(doc, index_path, ctx))
+    if (ctx.repo.exists(authority.native()) && !links_to(doc, authority))
+      missing = "the global-order authority `" + ctx.repo.display(authority.native()) + "`";
+    if (!index_path.empty() && !own_index && !links_to(doc, index_path))
       missing += (missing.empty() ? "" : " and ") + std::string("its index `") + index_path.filename().string() + "`";
     if (!missing.empty()) sink.report("routing.scoped-plan-links", at, "scoped plan does not link " + missing);
   }

@@ -27,7 +27,7 @@ struct Context {
   /// The summary of the parsed document at an absolute path (loaded on
   /// demand, cached); nullptr when the file does not exist or cannot be
   /// parsed. Not set for a document's own rules, which read no other document.
-  std::function<const Summary*(const fs::path&)> lookup;
+  std::function<const Summary*(std::string_view)> lookup;
   /// The prover's answer to every question (id at the row's parameters) a
   /// checked document's verdict rows ask.
   const std::map<Question, OracleAnswer>* verdicts = nullptr;
@@ -60,8 +60,8 @@ struct LinkTarget {
 LinkTarget split_link(const std::string& url, const RuleSet& rules);
 /// Where a relative link of the document at `doc` (absolute) points,
 /// absolute and normalized ("/x" is taken from the repository root, as
-/// GitHub renders it).
-fs::path resolve_link(const fs::path& doc, const std::string& file, const Repo& repo);
+/// GitHub renders it), as the string of a normal absolute path.
+std::string resolve_link(const fs::path& doc, const std::string& file, const Repo& repo);
 
 /// The index of `folder`: the first of `rules.index_names` that exists there
 /// ("" when none does).

@@ -28,6 +28,11 @@
 // dump is a separate loop. Step 12: the `_cdiv` configurations (128 x 128,
 // FD) also take a batch's AdamW divisions without __fdiv_rn's branch per
 // element, by the checked division (div_checked.cuh), in batches of 4 pairs.
+// Step 13: a `_cdiv` batch tests its square roots' range and its quotients
+// once, after both (one branch per batch, not two); in the `_cdiv` kernels
+// with bf16 states a warp hands its first slice's slot back after the first
+// group of its second slice, not waiting right after the TMA stores
+// (FK_PP_DEFER).
 // K order: one wgmma per 16-token chunk, chunks ascending (as every wgmma
 // configuration); the optimizer is optim.h's, element by element — the same
 // bits as the host reference applied to the kernel's accumulator.
@@ -71,7 +76,24 @@ constexpr int kMaxSlots = 32;
 #ifndef FK_PP_STAGES
 #define FK_PP_STAGES 3
 #endif
+// Step 13: FK_PP_ONEBRANCH 1 gives the `_cdiv` batches one test for their
+// square roots and divisions together (0: a test for each, as in step 12).
+#ifndef FK_PP_ONEBRANCH
+#define FK_PP_ONEBRANCH 1
+#endif
+// FK_PP_DEFER 1: a warp's first slice of a tile is released (its slot handed
+// back to the producer) after the first group of its second slice, not
+// right after its TMA stores were issued, so the warp does not wait for the
+// stores to read the slot; released at once whenever the warp would wait
+// for a slice itself (so no slot is held across a wait that may need it).
+#ifndef FK_PP_DEFER
+#define FK_PP_DEFER 1
+#endif
+// Only in the `_cdiv` kernels with bf16 states (step 13's A/B: −2 … −3 % at
+// BT 512 there; +1.5 … +3 % with f32 states, where it adds spills).
+constexpr bool kDeferBuild = FK_PP_DEFER != 0;
 constexpr bool kFastSqrt = FK_PP_FASTSQRT != 0;
+constexpr bool kOneBranch = FK_PP_ONEBRANCH != 0;
 constexpr int kSmemLimit = 232448;  // Hopper's opt-in maximum per block (227 KiB)
 
 /// S stages, NC math warpgroups taking tiles of 128 x BN in turn.
@@ -98,9 +120,6 @@ __device__ __forceinline__ unsigned lds_b32(unsigned a) {
   unsigned x;
   asm volatile("ld.shared.b32 %0, [%1];\n" : "=r"(x) : "r"(a) : "memory");
   return x;
-}
-__device__ __forceinline__ void lds_f32x2(unsigned a, float& x, float& y) {
-  asm volatile("ld.shared.v2.f32 {%0, %1}, [%2];\n" : "=f"(x), "=f"(y) : "r"(a) : "memory");
 }
 __device__ __forceinline__ void sts_b32(unsigned a, unsigned x) {
   asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(a), "r"(x) : "memory");
@@ -138,17 +157,67 @@ struct SliceLane {
   }
 };
 
-/// A column pair of type T at shared address a, widened to binary32.
+/// A column pair's raw bits in a slice: one 32-bit word (two bf16) or two (f32).
 template <DType T>
-__device__ __forceinline__ void ld_pair(unsigned a, float& x, float& y) {
+constexpr int kRawWords = T == DType::f32 ? 2 : 1;
+template <DType T>
+__device__ __forceinline__ void ld_raw(unsigned a, unsigned (&r)[kRawWords<T>]) {
   if constexpr (T == DType::f32) {
-    lds_f32x2(a, x, y);
+    asm volatile("ld.shared.v2.b32 {%0, %1}, [%2];\n" : "=r"(r[0]), "=r"(r[1]) : "r"(a) : "memory");
   } else {
-    const unsigned u = lds_b32(a);
-    x = __uint_as_float(u << 16);
-    y = __uint_as_float(u & 0xffff0000u);
+    r[0] = lds_b32(a);
   }
 }
+/// A pair's raw bits widened to binary32 (bf16: x in the low 16 bits).
+template <DType T>
+__device__ __forceinline__ void widen(const unsigned (&r)[kRawWords<T>], float& x, float& y) {
+  if constexpr (T == DType::f32) {
+    x = __uint_as_float(r[0]);
+    y = __uint_as_float(r[1]);
+  } else {
+    x = __uint_as_float(r[0] << 16);
+    y = __uint_as_float(r[0] & 0xffff0000u);
+  }
+}
+/// The raw W/m/v bits of the 8 pairs of a group of four 8-column blocks
+/// (pair i: block i % 4, row half i / 4), as loaded from the slice.
+template <DType WT, DType ST>
+struct GroupRaw {
+  unsigned w[8][kRawWords<WT>], m[8][kRawWords<ST>], v[8][kRawWords<ST>];
+};
+
+/// Shared addresses of pair i of the group at block j0: W's absolute (wa),
+/// the state's relative to its part's base (sa).
+template <DType WT, DType ST>
+__device__ __forceinline__ void pair_addr(int i, int j0, unsigned ws, const SliceLane<WT>& wl,
+                                          const SliceLane<ST>& sl, unsigned& wa, unsigned& sa) {
+  const int jj = i & 3, half = i >> 2;
+  wa = ws + wl.box(j0) + 1024 * half + (wl.lane_[jj] ^ wl.flip(j0));
+  sa = sl.box(j0) + 1024 * half + (sl.lane_[jj] ^ sl.flip(j0));
+}
+
+/// Load pairs P0..P0+NP-1 of the group at block j0 into r (what optimizer O
+/// reads: W, m, and v for AdamW; the seed, in v, for the momentum state).
+template <Optimizer O, DType WT, DType ST, int P0, int NP>
+__device__ __forceinline__ void load_pairs(int j0, bool seeded, unsigned ws, unsigned ms,
+                                           unsigned vs, const SliceLane<WT>& wl,
+                                           const SliceLane<ST>& sl, GroupRaw<WT, ST>& r) {
+#pragma unroll
+  for (int i = P0; i < P0 + NP; ++i) {
+    unsigned wa, sa;
+    pair_addr(i, j0, ws, wl, sl, wa, sa);
+    if constexpr (O == Optimizer::momentum_state) {
+#pragma unroll
+      for (int k = 0; k < kRawWords<ST>; ++k) r.v[i][k] = 0u;
+      if (seeded) ld_raw<ST>(vs + sa, r.v[i]);
+    } else {
+      ld_raw<WT>(wa, r.w[i]);
+      ld_raw<ST>(ms + sa, r.m[i]);
+      if constexpr (O == Optimizer::adamw) ld_raw<ST>(vs + sa, r.v[i]);
+    }
+  }
+}
+
 /// Store a column pair: f32 as is, bf16 rounded to nearest even by one
 /// packed conversion (cvt.rn.bf16x2.f32: the same rounding of each half as
 /// float_to_bf16, x in the low 16 bits).
@@ -165,33 +234,23 @@ __device__ __forceinline__ void st_pair(unsigned a, float x, float y) {
 /// Pairs P0..P0+NP-1 of a group of four 8-column blocks j0..j0+3 of a warp's
 /// slice (pair i: block jj = i % 4, row half i / 4): gradients g (m64nBN
 /// fragment order: block jj, rows gid and gid + 8, columns 8j + 2*tid4, +1)
-/// against the W/m/v slice parts at shared addresses ws/ms/vs, updated in
-/// place. All of the batch's loads are issued before its first update, so
-/// their latencies and the updates' dependent chains (the square root, then
-/// the division) overlap.
+/// against the W/m/v values in r (the batch's loads, all issued before its
+/// first update), written back to the slice parts at shared addresses
+/// ws/ms/vs. The batch's dependent chains (the square root, then the
+/// division) overlap.
 template <Optimizer O, DType WT, DType ST, int P0, int NP, bool kFastDiv>
 __device__ __forceinline__ void epilogue_batch(const float (&g)[16], int j0, const StepParams& p,
                                                bool seeded, unsigned ws, unsigned ms, unsigned vs,
-                                               const SliceLane<WT>& wl, const SliceLane<ST>& sl) {
+                                               const SliceLane<WT>& wl, const SliceLane<ST>& sl,
+                                               const GroupRaw<WT, ST>& r) {
   unsigned wa[NP], sa[NP];
-  {
-    const unsigned wb = ws + wl.box(j0), wf = wl.flip(j0);
-    const unsigned sb = sl.box(j0), sf = sl.flip(j0);
 #pragma unroll
-    for (int i = 0; i < NP; ++i) {
-      const int jj = (P0 + i) & 3, half = (P0 + i) >> 2;
-      wa[i] = wb + 1024 * half + (wl.lane_[jj] ^ wf);
-      sa[i] = sb + 1024 * half + (sl.lane_[jj] ^ sf);
-    }
-  }
+  for (int i = 0; i < NP; ++i) pair_addr(P0 + i, j0, ws, wl, sl, wa[i], sa[i]);
   auto grad = [&](int i, int e) { return g[4 * ((P0 + i) & 3) + 2 * ((P0 + i) >> 2) + e]; };
   if constexpr (O == Optimizer::momentum_state) {
     float s[NP][2];
 #pragma unroll
-    for (int i = 0; i < NP; ++i) {
-      s[i][0] = s[i][1] = 0.0f;
-      if (seeded) ld_pair<ST>(vs + sa[i], s[i][0], s[i][1]);
-    }
+    for (int i = 0; i < NP; ++i) widen<ST>(r.v[P0 + i], s[i][0], s[i][1]);
 #pragma unroll
     for (int i = 0; i < NP; ++i)
       st_pair<ST>(ms + sa[i], momentum_contribution(p.momentum, grad(i, 0), seeded, s[i][0]),
@@ -200,9 +259,9 @@ __device__ __forceinline__ void epilogue_batch(const float (&g)[16], int j0, con
     float w[NP][2], m[NP][2], v[NP][2];
 #pragma unroll
     for (int i = 0; i < NP; ++i) {
-      ld_pair<WT>(wa[i], w[i][0], w[i][1]);
-      ld_pair<ST>(ms + sa[i], m[i][0], m[i][1]);
-      if constexpr (O == Optimizer::adamw) ld_pair<ST>(vs + sa[i], v[i][0], v[i][1]);
+      widen<WT>(r.w[P0 + i], w[i][0], w[i][1]);
+      widen<ST>(r.m[P0 + i], m[i][0], m[i][1]);
+      if constexpr (O == Optimizer::adamw) widen<ST>(r.v[P0 + i], v[i][0], v[i][1]);
     }
     if constexpr (O == Optimizer::adamw) {
       // optim.h's adamw_update, in its two parts, with the batch's square
@@ -217,48 +276,80 @@ __device__ __forceinline__ void epilogue_batch(const float (&g)[16], int j0, con
           adamw_moments(p, grad(i, e), m[i][e], v[i][e]);
           in_range = in_range && detail::sqrt_refined_in_range(v[i][e]);
         }
-      float r[NP][2];
-      if (kFastSqrt && in_range) {
-#pragma unroll
-        for (int i = 0; i < NP; ++i)
-#pragma unroll
-          for (int e = 0; e < 2; ++e) r[i][e] = detail::sqrt_refined(v[i][e]);
-      } else {
-#pragma unroll
-        for (int i = 0; i < NP; ++i)
-#pragma unroll
-          for (int e = 0; e < 2; ++e) r[i][e] = fk_sqrt(v[i][e]);
-      }
-      if constexpr (kFastDiv) {
-        // The batch's divisions: candidates by div_guess, kept only when
-        // div_is_rn proves every one correctly rounded, else __fdiv_rn for
-        // all (optim.h's adamw_weight in its parts: the same bits).
+      float rt[NP][2];
+      if constexpr (kFastDiv && kOneBranch && kFastSqrt) {
+        // The checked division with one test per batch (step 13): the
+        // refined square roots and the guessed quotients of the whole batch
+        // are computed straight through; only if some v lies outside
+        // sqrt_refined's range or div_is_rn refuses some quotient does the
+        // batch take __fsqrt_rn and __fdiv_rn for all (optim.h's
+        // adamw_weight in its parts: the same bits either way).
         float num[NP][2], den[NP][2], q[NP][2];
-        unsigned all_rn = 1u;  // `&`, not `&&`: no branch per element
+        unsigned all_ok = in_range ? 1u : 0u;  // `&`, not `&&`: no branch per element
 #pragma unroll
         for (int i = 0; i < NP; ++i)
 #pragma unroll
           for (int e = 0; e < 2; ++e) {
+            rt[i][e] = detail::sqrt_refined(v[i][e]);
             num[i][e] = adamw_numerator(p, m[i][e]);
-            den[i][e] = adamw_denominator(p, r[i][e]);
+            den[i][e] = adamw_denominator(p, rt[i][e]);
             q[i][e] = detail::div_guess(num[i][e], den[i][e]);
-            all_rn &= static_cast<unsigned>(detail::div_is_rn(num[i][e], den[i][e], q[i][e]));
+            all_ok &= static_cast<unsigned>(detail::div_is_rn(num[i][e], den[i][e], q[i][e]));
           }
-        if (!all_rn) {
+        if (!all_ok) {
 #pragma unroll
           for (int i = 0; i < NP; ++i)
 #pragma unroll
-            for (int e = 0; e < 2; ++e) q[i][e] = fk_div(num[i][e], den[i][e]);
+            for (int e = 0; e < 2; ++e)
+              q[i][e] = fk_div(num[i][e], adamw_denominator(p, fk_sqrt(v[i][e])));
         }
 #pragma unroll
         for (int i = 0; i < NP; ++i)
 #pragma unroll
           for (int e = 0; e < 2; ++e) w[i][e] = adamw_apply(p, w[i][e], q[i][e]);
       } else {
+        if (kFastSqrt && in_range) {
 #pragma unroll
-        for (int i = 0; i < NP; ++i)
+          for (int i = 0; i < NP; ++i)
 #pragma unroll
-          for (int e = 0; e < 2; ++e) w[i][e] = adamw_weight(p, w[i][e], m[i][e], r[i][e]);
+            for (int e = 0; e < 2; ++e) rt[i][e] = detail::sqrt_refined(v[i][e]);
+        } else {
+#pragma unroll
+          for (int i = 0; i < NP; ++i)
+#pragma unroll
+            for (int e = 0; e < 2; ++e) rt[i][e] = fk_sqrt(v[i][e]);
+        }
+        if constexpr (kFastDiv) {
+          // The batch's divisions: candidates by div_guess, kept only when
+          // div_is_rn proves every one correctly rounded, else __fdiv_rn for
+          // all (optim.h's adamw_weight in its parts: the same bits).
+          float num[NP][2], den[NP][2], q[NP][2];
+          unsigned all_rn = 1u;  // `&`, not `&&`: no branch per element
+#pragma unroll
+          for (int i = 0; i < NP; ++i)
+#pragma unroll
+            for (int e = 0; e < 2; ++e) {
+              num[i][e] = adamw_numerator(p, m[i][e]);
+              den[i][e] = adamw_denominator(p, rt[i][e]);
+              q[i][e] = detail::div_guess(num[i][e], den[i][e]);
+              all_rn &= static_cast<unsigned>(detail::div_is_rn(num[i][e], den[i][e], q[i][e]));
+            }
+          if (!all_rn) {
+#pragma unroll
+            for (int i = 0; i < NP; ++i)
+#pragma unroll
+              for (int e = 0; e < 2; ++e) q[i][e] = fk_div(num[i][e], den[i][e]);
+          }
+#pragma unroll
+          for (int i = 0; i < NP; ++i)
+#pragma unroll
+            for (int e = 0; e < 2; ++e) w[i][e] = adamw_apply(p, w[i][e], q[i][e]);
+        } else {
+#pragma unroll
+          for (int i = 0; i < NP; ++i)
+#pragma unroll
+            for (int e = 0; e < 2; ++e) w[i][e] = adamw_weight(p, w[i][e], m[i][e], rt[i][e]);
+        }
       }
 #pragma unroll
       for (int i = 0; i < NP; ++i) {
@@ -280,14 +371,16 @@ __device__ __forceinline__ void epilogue_batch(const float (&g)[16], int j0, con
 
 /// One group of four 8-column blocks, both row halves: 8 pairs in batches
 /// of NP (8 with the 232 registers of two warpgroups; fewer live values with
-/// the 104 of four).
+/// the 104 of four), each batch's loads issued before its first update.
 template <Optimizer O, DType WT, DType ST, int NP, bool kFastDiv, int P0 = 0>
 __device__ __forceinline__ void epilogue_group(const float (&g)[16], int j0, const StepParams& p,
                                                bool seeded, unsigned ws, unsigned ms, unsigned vs,
-                                               const SliceLane<WT>& wl, const SliceLane<ST>& sl) {
-  epilogue_batch<O, WT, ST, P0, NP, kFastDiv>(g, j0, p, seeded, ws, ms, vs, wl, sl);
+                                               const SliceLane<WT>& wl, const SliceLane<ST>& sl,
+                                               GroupRaw<WT, ST>& r) {
+  load_pairs<O, WT, ST, P0, NP>(j0, seeded, ws, ms, vs, wl, sl, r);
+  epilogue_batch<O, WT, ST, P0, NP, kFastDiv>(g, j0, p, seeded, ws, ms, vs, wl, sl, r);
   if constexpr (P0 + NP < 8)
-    epilogue_group<O, WT, ST, NP, kFastDiv, P0 + NP>(g, j0, p, seeded, ws, ms, vs, wl, sl);
+    epilogue_group<O, WT, ST, NP, kFastDiv, P0 + NP>(g, j0, p, seeded, ws, ms, vs, wl, sl, r);
 }
 
 /// The step's scalars as register values: the empty asm makes each opaque,
@@ -451,6 +544,15 @@ __global__ void __launch_bounds__(PCfg<S, NC, BN>::kThreads, 1)
 #define FK_PP_UNROLL 1
 #endif
   constexpr int kU = FK_PP_UNROLL < BN / 32 ? FK_PP_UNROLL : BN / 32;
+  constexpr bool kDefer = kDeferBuild && FD && ST == DType::bf16 && NC == 2;
+  // Lane 0: the slot of a slice whose TMA stores are issued but not yet
+  // known to have read it (FK_PP_DEFER), else -1.
+  int pending = -1;
+  auto release_pending = [&] {
+    detail::tma_store_wait_read();
+    mbar_arrive(&slot_empty[pending]);
+    pending = -1;
+  };
   int n = 0;  // this warpgroup's tiles so far
   for (int k = c;; k += NC, ++n) {  // k: the CTA's k-th tile
     const int t = blockIdx.x + k * static_cast<int>(gridDim.x);
@@ -501,6 +603,9 @@ __global__ void __launch_bounds__(PCfg<S, NC, BN>::kThreads, 1)
       const int sl = hb * 4 + warp;
       const unsigned q = static_cast<unsigned>(k) * kSlices + sl;
       const unsigned slot = q % nslots, round = q / nslots;
+      if (kDefer && lane == 0 && pending >= 0 &&
+          !(slot_round[slot] >= round && detail::mbar_test(&slot_full[slot], round & 1)))
+        release_pending();  // this slice is not there yet: never wait while holding a slot
       while (slot_round[slot] < round) {
       }
       mbar_wait(&slot_full[slot], round & 1);
@@ -520,6 +625,7 @@ __global__ void __launch_bounds__(PCfg<S, NC, BN>::kThreads, 1)
                                        8 * j + 2 * tid4) =
                 make_float2(acc0[4 * j + 2 * half], acc0[4 * j + 2 * half + 1]);
       }
+      GroupRaw<WT, ST> raw;  // a batch's W/m/v, loaded just before its update
 #pragma unroll 1
       for (int j0 = 0; j0 < kBN / 8; j0 += 4 * kU) {
 #pragma unroll
@@ -527,9 +633,10 @@ __global__ void __launch_bounds__(PCfg<S, NC, BN>::kThreads, 1)
           float g[16];
 #pragma unroll
           for (int i = 0; i < 16; ++i) g[i] = acc0[16 * u + i];
-          epilogue_group<O, WT, ST, kBatch, FD>(g, j0 + 4 * u, pe, seeded, ws, ms, vs, wlane,
-                                                        slane);
+          epilogue_group<O, WT, ST, kBatch, FD>(g, j0 + 4 * u, pe, seeded, ws, ms, vs, wlane, slane,
+                                                raw);
         }
+        if (kDefer && j0 == 0 && lane == 0 && pending >= 0) release_pending();
 #pragma unroll
         for (int i = 0; i < kAcc - 16 * kU; ++i) acc0[i] = acc0[i + 16 * kU];
       }
@@ -545,8 +652,14 @@ __global__ void __launch_bounds__(PCfg<S, NC, BN>::kThreads, 1)
           for (int b = 0; b < sboxes; ++b)
             detail::tma_store_2d(&tmV, Vp + b * kBox, h0 + b * (kBN / sboxes), row0);
         detail::tma_store_commit();
-        detail::tma_store_wait_read();  // the slot may be refilled once the stores have read it
-        mbar_arrive(&slot_empty[slot]);
+        if (kDefer && hb == 0) {
+          pending = static_cast<int>(slot);  // released during the next slice
+        } else {
+          detail::tma_store_wait_read();  // the slot may be refilled once the stores have read it
+          if (pending >= 0) mbar_arrive(&slot_empty[pending]);
+          pending = -1;
+          mbar_arrive(&slot_empty[slot]);
+        }
       }
       __syncwarp();
 #pragma unroll

@@ -38,6 +38,18 @@ __device__ __forceinline__ bool mbar_try_wait(std::uint64_t* b, unsigned parity)
       : "memory");
   return ok != 0;
 }
+/// Whether the phase of parity `parity` of barrier `b` has completed, without
+/// waiting (try_wait may suspend the thread for a while first).
+__device__ __forceinline__ bool mbar_test(std::uint64_t* b, unsigned parity) {
+  unsigned ok;
+  asm volatile(
+      "{\n.reg .pred P1;\nmbarrier.test_wait.parity.shared::cta.b64 P1, [%1], %2;\n"
+      "selp.u32 %0, 1, 0, P1;\n}\n"
+      : "=r"(ok)
+      : "r"(smem_u32(b)), "r"(parity)
+      : "memory");
+  return ok != 0;
+}
 /// Wait until the phase of parity `parity` of barrier `b` has completed.
 /// Built with -DFK_MBAR_TIMEOUT (debugging a hang), a wait that lasts about
 /// two seconds prints the barrier and traps instead of spinning forever.

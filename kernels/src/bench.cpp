@@ -12,6 +12,7 @@
 #include "cuda_util.h"
 #include "fusecert/kernels/bench_baselines.h"
 #include "fusecert/kernels/cuda_api.h"
+#include "fusecert/kernels/document_format.h"
 #include "fusecert/kernels/evidence.h"
 #include "fusecert/kernels/host_reference.h"
 
@@ -218,6 +219,7 @@ Json run_benchmark(const std::vector<BenchShape>& shapes, int reps, const BenchB
   const std::time_t now = std::time(nullptr);
   std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
   Json doc;
+  doc["schema"] = kBenchFormat;
   doc["kind"] = "fusecert-kernels bench";
   doc["date"] = date;
   doc["device"] = device_info_json();

@@ -22,6 +22,7 @@
 
 #include "cuda_util.h"
 #include "fusecert/kernels/cuda_api.h"
+#include "fusecert/kernels/document_format.h"
 #include "fusecert/kernels/evidence.h"
 #include "fusecert/kernels/host_reference.h"
 #include "fusecert/kernels/sharding.h"
@@ -668,6 +669,7 @@ std::string run_distributed(const DistOptions& o, int* exit_code) {
   std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
   const char* nvls = std::getenv("NCCL_NVLS_ENABLE");
   Json doc;
+  doc["schema"] = kDistributedFormat;
   doc["kind"] = "fusecert-kernels " + o.what + " --distributed";
   doc["date"] = date;
   doc["ranks"] = o.ranks;

@@ -24,6 +24,7 @@
 #include "fusecert/kernels/bench_baselines.h"
 #include "fusecert/kernels/cuda_api.h"
 #include "fusecert/kernels/distributed.h"
+#include "fusecert/kernels/document_format.h"
 #include "fusecert/kernels/evidence.h"
 
 namespace fk = fusecert::kernels;
@@ -186,6 +187,7 @@ int main(int argc, char** argv) {
     for (const auto& r : rows) all = all && r.passed;
     if (format == "json") {
       nlohmann::ordered_json doc;
+      doc["schema"] = fk::kEvidenceFormat;
       doc["kind"] = "fusecert-kernels evidence";
       doc["date"] = utc_now();
       doc["device"] = fk::device_info_json();

@@ -15,12 +15,12 @@ TextRenderer::TextRenderer(fs::path base, std::string tool) : base_(std::move(ba
 std::string TextRenderer::path(const std::string& file) const {
   if (file.empty()) return file;
   fs::path p(file);
-  if (p.is_relative()) {
-    if (base_.empty()) return file;  // already relative to the working directory
-    p = base_ / p;
-  }
-  if (!p.is_absolute() || cwd_.empty()) return p.string();
+  if (p.is_relative() && !base_.empty()) p = base_ / p;
+  // Lexically, as compilers print them: `./in/x.mlir` is `in/x.mlir`, an
+  // absolute path under the working directory is relative to it, one outside
+  // it (or `../in/x.mlir`) stays outside, normalised.
   const fs::path norm = p.lexically_normal();
+  if (norm.is_relative() || cwd_.empty()) return norm.string();
   const fs::path rel = norm.lexically_relative(cwd_);
   if (rel.empty() || *rel.begin() == "..") return norm.string();
   return rel.string();

@@ -59,7 +59,7 @@ case $INPUT in
       deep-diagnostics.cert.json) python3 -c 'import json, sys
 j = json.load(open(sys.argv[1])); j["diagnostics"] = "DEEP"
 print(json.dumps(j).replace("\"DEEP\"", "[" * 100000 + "]" * 100000))' "$SRC/cert/tampered-verdict.cert.json" > "$p" ;;
-      big-claim.cert.json)   { printf '{"schema": "fusecert-certificate/2", "obligations": [{"claim": "'; head -c 100000000 /dev/zero | tr '\0' a; printf '"}]}\n'; } > "$p" ;;
+      big-claim.cert.json)   { printf '{"schema": "fusecert-certificate/3", "obligations": [{"claim": "'; head -c 100000000 /dev/zero | tr '\0' a; printf '"}]}\n'; } > "$p" ;;
       *) echo "run_case: unknown generated input $name"; exit 1 ;;
     esac ;;
   *) name=$(basename "$INPUT"); p=$dest/$name; cp "$SRC/$INPUT" "$p" || exit 1 ;;

@@ -7,8 +7,9 @@ never listed here:
   - the guards' obligation ids (a guard's diagnostic carries its obligation id):
     kObligations in verifier/guards/obligations.h, a prefix entry as its
     first instance (P3.reduce_into_state.out0, TV.result0);
-  - every literal id of the input., cert. and TV. families, and the rule
-    argument of every diag::error/warning/remark/make call, in verifier/,
+  - every literal id of the input., output., cert., solver., hook., shell.,
+    kernels., verify. and TV. families, and the rule argument of every
+    diag::error/warning/remark/make and fail_with call, in verifier/,
     tools/, shell/, support/ and docaudit/.
 A reported id belongs to a catalog id when it equals it or extends it at a
 '.' or a digit (support/diag/sarif.h, find_rule). Each entry's doc must be a
@@ -64,9 +65,10 @@ if n < 10:
     sys.exit(f"FAIL: read only {n} obligations from verifier/guards/obligations.h")
 
 # Literal ids and diag:: call rule arguments in the code.
-family = re.compile(r'"((?:input|cert|TV)\.[A-Za-z0-9_.-]+)"')
+family = re.compile(r'"((?:input|output|cert|solver|hook|shell|kernels|verify|TV)\.[A-Za-z0-9_.-]+)"')
 # (the rule is the argument before the message: a literal followed by a comma)
-call = re.compile(r'diag::(?:error|warning|remark)\([^;"]*?,\s*"([^"]*)"\s*,|diag::make\([^;"]*?,[^;"]*?,\s*"([^"]*)"\s*,', re.S)
+call = re.compile(r'diag::(?:error|warning|remark)\([^;"]*?,\s*"([^"]*)"\s*,|diag::make\([^;"]*?,[^;"]*?,\s*"([^"]*)"\s*,|fail_with\((?:"[^"]*"|[^;"])*?,\s*"([^"]*)"\s*,', re.S)
+tool_emitted = set()  # ids emitted outside docaudit/ (fusecert's own diagnostics)
 for top in ("verifier", "tools", "shell", "support", "docaudit"):
     for root, _, files in os.walk(os.path.join(SRC, top)):
         for fn in files:
@@ -75,10 +77,11 @@ for top in ("verifier", "tools", "shell", "support", "docaudit"):
             path = os.path.join(root, fn)
             rel = os.path.relpath(path, SRC)
             text = open(path, encoding="utf-8", errors="replace").read()
-            for r in family.findall(text):
+            found = family.findall(text) + [a or b or c for a, b, c in call.findall(text)]
+            for r in found:
                 add(r, rel)
-            for a, b in call.findall(text):
-                add(a or b, rel)
+                if r and top != "docaudit":
+                    tool_emitted.add(r)
 
 catalog = yaml.safe_load(read("rules/catalog.yaml"))["rules"]
 
@@ -105,6 +108,28 @@ for cid in sorted(catalog):
     md = os.path.join(SRC, "docs", file)
     if not os.path.isfile(md) or not anchor or anchor not in headings(md):
         failures.append(f"rules/catalog.yaml: {cid}: doc {doc!r} is no heading of a file under docs/")
+
+# docs/diagnostics.md's rule-id table names every id of fusecert's own
+# diagnostics (emitted outside docaudit/, other than an obligation id: those
+# are listed in docs/certificates.md, docaudit's in docs/docaudit.md), and
+# names no id the catalog lacks.
+obligation_owned = set()
+for rid, prefix in re.findall(r'^\s*\{"([^"]+)",\s*(true|false),', read("verifier/guards/obligations.h"), re.M):
+    obligation_owned.add(owner(rid + "0" if prefix == "true" else rid))
+section = re.search(r"^### Rule ids\n(.*?)^#", read("docs/diagnostics.md"), re.S | re.M)
+if not section:
+    sys.exit("FAIL: docs/diagnostics.md has no '### Rule ids' section")
+in_table = set()
+for row in re.findall(r"^\|([^|\n]*)\|", section.group(1), re.M):
+    in_table.update(re.findall(r"`([A-Za-z0-9_.-]+)`", row))
+if len(in_table) < 10:
+    sys.exit(f"FAIL: read only {len(in_table)} ids from the rule table of docs/diagnostics.md")
+for cid in sorted({owner(r) for r in tool_emitted} - obligation_owned - {None}):
+    if cid not in in_table:
+        failures.append(f"docs/diagnostics.md: the rule table lacks {cid} (emitted in {emitted[cid] if cid in emitted else 'the code'})")
+for t in sorted(in_table):
+    if t not in catalog:
+        failures.append(f"docs/diagnostics.md: the rule table names {t}, which rules/catalog.yaml does not know")
 
 for f in failures:
     print("FAIL:", f)

@@ -10,14 +10,6 @@
 IR=$SRC/fixtures/ir
 TV=$SRC/fixtures/tv
 DOCS=$SRC/fixtures/docs
-# expect WANT NAME CMD...: run CMD (output in $W/NAME.out/.err); its exit status must be WANT.
-expect() {
-  want=$1 name=$2
-  shift 2
-  "$@" >"$W/$name.out" 2>"$W/$name.err"
-  got=$?
-  [ "$got" -eq "$want" ] || fail "$name: exit $got, expected $want: $(head -c 400 "$W/$name.err") $(head -c 400 "$W/$name.out")"
-}
 
 # --help of the binary and of every subcommand prints the table.
 for sub in "" prove docs certify check-cert validate shell query hook "hook install" kernels; do
@@ -94,8 +86,41 @@ expect 2 query_error "$BIN" query "prov P2"
 expect 3 query_inconclusive "$BIN" query "prove P1" --timeout-ms 1
 expect 2 query_error_inconclusive "$BIN" query "prove P1" "prov P2" --timeout-ms 1
 
-# hook: uninstalling where no fusecert hook is installed is an input error.
+# shell, commands from a pipe: all answered (0), a bad command (2), an
+# undecided proof (3).
+expect_piped() {
+  want=$1 name=$2 input=$3
+  shift 3
+  printf '%s\n' "$input" | "$@" >"$W/$name.out" 2>"$W/$name.err"
+  got=$?
+  [ "$got" -eq "$want" ] || fail "$name: exit $got, expected $want: $(head -c 400 "$W/$name.err")"
+}
+expect_piped 0 shell_answered "list" "$BIN" shell --no-history
+expect_piped 2 shell_error "prov P2" "$BIN" shell --no-history
+expect_piped 3 shell_inconclusive "prove P1" "$BIN" shell --no-history --timeout-ms 1
+
+# hook: installing into a fresh repository (0); uninstalling where no
+# fusecert hook is installed is an input error; a bad option is a usage error.
 mkdir -p "$W/repo" && (cd "$W/repo" && git init -q .)
 expect 2 hook_input "$BIN" hook uninstall --repo "$W/repo"
+expect 0 hook_installed "$BIN" hook install --repo "$W/repo"
+expect 2 hook_usage "$BIN" hook install --no-such-option
+
+# kernels (no GPU needed): the runner's status is kernels' (a fake runner:
+# 0 every evidence row passed, 1 one failed); no runner is an input error
+# (2); a bad option is a usage error (2).
+printf '#!/bin/sh\nexit "${FAKE_RC:-0}"\n' >"$W/fake-runner" && chmod +x "$W/fake-runner"
+expect 0 kernels_passed env FUSECERT_KERNELS_RUNNER="$W/fake-runner" "$BIN" kernels evidence
+expect 1 kernels_failed env FAKE_RC=1 FUSECERT_KERNELS_RUNNER="$W/fake-runner" "$BIN" kernels evidence
+expect 2 kernels_no_runner env FUSECERT_KERNELS_RUNNER="$W/absent" "$BIN" kernels evidence
+grep -q '^fusecert kernels evidence: error: .* \[kernels.runner\]$' "$W/kernels_no_runner.err" ||
+  fail "kernels: no runner not in the one form: $(cat "$W/kernels_no_runner.err")"
+expect 2 kernels_usage "$BIN" kernels bench --reps 0
+
+# Every subcommand's bad option: a usage error, 2 (never CLI11's own 105 or 106).
+for sub in prove docs certify check-cert validate shell query hook kernels; do
+  expect 2 "usage_$sub" "$BIN" $sub --no-such-option
+  grep -q "^fusecert $sub: error: .* \[usage\]$" "$W/usage_$sub.err" || fail "$sub: a bad option not in the one form: $(cat "$W/usage_$sub.err")"
+done
 
 finish

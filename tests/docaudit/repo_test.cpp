@@ -36,18 +36,42 @@ TEST(RepoPaths, NormalMatchesLexicallyNormalOnAbsolutePaths) {
 TEST(RepoPaths, JoinAndSiblingMatchNormalOfTheSlashOperator) {
   for (const char* dir : kAbsolute)
     for (const char* rel : kRelative) {
-      EXPECT_EQ(Repo::join(dir, rel).native(), reference(fs::path(dir) / rel)) << dir << " + " << rel;
-      EXPECT_EQ(Repo::sibling(dir, rel).native(), reference(fs::path(dir).parent_path() / rel)) << dir << " ~ " << rel;
+      EXPECT_EQ(Repo::join(dir, rel), reference(fs::path(dir) / rel)) << dir << " + " << rel;
+      EXPECT_EQ(Repo::sibling(dir, rel), reference(fs::path(dir).parent_path() / rel)) << dir << " ~ " << rel;
     }
-  EXPECT_EQ(Repo::join("/r/docs", "/etc/x").native(), "/etc/x");  // an absolute part is taken as it is
-  EXPECT_EQ(Repo::sibling("/r/docs/a/README.md", "../b/x.md").native(), "/r/docs/b/x.md");
-  EXPECT_EQ(Repo::sibling("/README.md", "x.md").native(), "/x.md");
+  EXPECT_EQ(Repo::join("/r/docs", "/etc/x"), "/etc/x");  // an absolute part is taken as it is
+  EXPECT_EQ(Repo::sibling("/r/docs/a/README.md", "../b/x.md"), "/r/docs/b/x.md");
+  EXPECT_EQ(Repo::sibling("/README.md", "x.md"), "/x.md");
 }
 
 TEST(RepoPaths, RelativePathsAreTakenFromTheCurrentFolder) {
   const fs::path cwd = fs::current_path();
   EXPECT_EQ(Repo::normal("a/../b").native(), reference(cwd / "b"));
-  EXPECT_EQ(Repo::join("a", "b/../c").native(), reference(cwd / "a/c"));
+  EXPECT_EQ(Repo::join("a", "b/../c"), reference(cwd / "a/c"));
+}
+
+// is_under compares whole segments of the strings (it used to compare
+// fs::path components): a name that only starts with the folder's is not in it.
+TEST(RepoPaths, IsUnderComparesWholeSegments) {
+  EXPECT_TRUE(Repo::is_under("/r/docs/audit", "/r/docs/audit"));
+  EXPECT_TRUE(Repo::is_under("/r/docs/audit/x.md", "/r/docs/audit"));
+  EXPECT_FALSE(Repo::is_under("/r/docs/auditx/x.md", "/r/docs/audit"));
+  EXPECT_FALSE(Repo::is_under("/r/docs", "/r/docs/audit"));
+  EXPECT_TRUE(Repo::is_under("/anything", "/"));
+  EXPECT_TRUE(Repo::is_under("/", "/"));
+  for (const char* a : kAbsolute)
+    for (const char* d : kAbsolute) {
+      const fs::path pa = Repo::normal(a), pd = Repo::normal(d);
+      // The reference: fs::path's component comparison.
+      bool ref = true;
+      auto i = pa.begin();
+      for (auto j = pd.begin(); j != pd.end(); ++j, ++i)
+        if (i == pa.end() || *i != *j) {
+          ref = false;
+          break;
+        }
+      EXPECT_EQ(Repo::is_under(pa.native(), pd.native()), ref) << a << " under " << d;
+    }
 }
 
 }  // namespace

@@ -16,7 +16,7 @@ How the scan reads the sources:
     preprocessor lines (#include "verifier/smt/arith.h" names a file);
   * every string literal left (ordinary, u8/L/u/U-prefixed and raw
     R"d(...)d") is checked; character literals are skipped;
-  * identifiers are not checked (ir::Form::Tessera names a candidate form,
+  * identifiers are not checked (ir::Form::Linalg names a candidate form,
     kLinalg a certificate's form bit);
   * a literal is rejected when it holds an optimizer name as a word
     (case-insensitive: "AdamW's m" is rejected), a dialect name followed by

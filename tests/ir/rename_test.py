@@ -256,12 +256,72 @@ def normalize(x, back):
         # rename changed (tessera -> acme, longer keys): the line is compared.
         x = dict(x, location={k: v for k, v in x["location"].items() if k != "col"})
     if isinstance(x, dict):
-        return {k: normalize(v, back) for k, v in sorted(x.items()) if k not in ("time_ms", "sha256", "time")}
+        # dialects: the --dialect tables a certificate records (the renamed
+        # run has one, the original none).
+        return {k: normalize(v, back) for k, v in sorted(x.items())
+                if k not in ("time_ms", "sha256", "time", "dialects")}
     if isinstance(x, list):
         return [normalize(v, back) for v in x]
     if isinstance(x, str):
         return back(x)
     return x
+
+
+def validate(fusecert, path, extra):
+    p = subprocess.run([fusecert, "validate", "--format", "json", *extra, str(path)],
+                       capture_output=True, text=True, timeout=900)
+    try:
+        return p.returncode, json.loads(p.stdout)
+    except json.JSONDecodeError:
+        sys.exit(f"rename_test: validate did not print JSON (exit {p.returncode}):\n{p.stdout[-2000:]}\n{p.stderr[-2000:]}")
+
+
+def compare_validate(fusecert, root, work, keymap, acme, back_orig, back_renamed, problems):
+    """`fusecert validate` reads table ops by role and meaning too: every
+    one-file fixture of fixtures/tv (and its Inputs) with tessera ops,
+    renamed the same way, must give the same report — exit code, verdict,
+    diagnostics, and each certificate but for what cannot agree (paths,
+    hashes, the digest, the --dialect tables it records)."""
+    tv = sorted(p for d in ("", "Inputs") for p in (root / "fixtures" / "tv" / d).glob("*.mlir")
+                if '"' + OLD + "." in p.read_text(encoding="utf-8")
+                and "func.func @before" in p.read_text(encoding="utf-8"))
+    if len(tv) < 10:
+        problems.append(f"only {len(tv)} validate fixtures use {OLD} ops")
+    (work / "tv_orig").mkdir()
+    (work / "tv_renamed").mkdir()
+    pairs = 0
+    def drop(x):
+        if isinstance(x, dict):
+            # abstractions: a sorted set of sentences naming the dialect,
+            # whose order the new names change.
+            return {k: sorted(v) if k == "abstractions" else drop(v) for k, v in x.items()
+                    if k not in ("digest", "file")}
+        if isinstance(x, list):
+            return [drop(v) for v in x]
+        return x
+    for f in tv:
+        text = f.read_text(encoding="utf-8")
+        r = rename_fixture(text, keymap)
+        if '"' + OLD + "." in r:
+            problems.append(f"tv/{f.name}: a {OLD} op survived the rename")
+            continue
+        a_path, b_path = work / "tv_orig" / f.name, work / "tv_renamed" / f.name
+        a_path.write_text(text, encoding="utf-8")
+        b_path.write_text(r, encoding="utf-8")
+        rc_a, a = validate(fusecert, a_path, [])
+        rc_b, b = validate(fusecert, b_path, ["--dialect", str(acme)])
+        na = drop(normalize(a, lambda s: back_orig(s.replace(str(work / "tv_orig") + "/", ""))))
+        nb = drop(normalize(b, lambda s: back_renamed(s.replace(str(work / "tv_renamed") + "/", ""))))
+        if rc_a != rc_b:
+            problems.append(f"tv/{f.name}: validate exit {rc_a} before the rename, {rc_b} after")
+        for k in sorted(set(na) | set(nb)):
+            if na.get(k) != nb.get(k):
+                problems.append(f"tv/{f.name}: validate '{k}' differs:\n  before: {json.dumps(na.get(k))[:1500]}\n"
+                                f"  after:  {json.dumps(nb.get(k))[:1500]}")
+        pairs += len(a.get("certificates", []))
+    if pairs < 8:
+        problems.append(f"only {pairs} validated pairs compared")
+    return pairs
 
 
 def main():
@@ -339,12 +399,13 @@ def main():
                                     f"  after:  {json.dumps(y.get(k))[:1500]}")
     if verdicts < 20:
         problems.append(f"only {verdicts} candidates compared")
+    pairs = compare_validate(fusecert, root, work, keymap, acme, back_orig, back_renamed, problems)
     if problems:
         for p in problems:
             print("rename_test: " + p)
         sys.exit(f"rename_test: {len(problems)} difference(s) after renaming {OLD}. to {NEW}. and every key")
-    print(f"rename_test: {len(fixtures)} fixtures, {len(ia)} modules, {verdicts} candidates: the same report "
-          f"after renaming {OLD}. to {NEW}. and {len(keymap)} keys (exit {rc_a})")
+    print(f"rename_test: {len(fixtures)} fixtures, {len(ia)} modules, {verdicts} candidates, {pairs} validated "
+          f"pairs: the same report after renaming {OLD}. to {NEW}. and {len(keymap)} keys (exit {rc_a})")
 
 
 if __name__ == "__main__":

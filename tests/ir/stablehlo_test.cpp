@@ -186,5 +186,102 @@ TEST(Dependence, SecondContractionInAProductIsUndecided) {
   EXPECT_FALSE(d.other_reduced);
 }
 
+/// Two dot_generals over slices of one X [512, 256] and one dY [512, 128]:
+/// `xs0`/`ys0` and `xs1`/`ys1` are the slice ops of each (op text).
+std::string sliced_contractions(const std::string& xs0, const std::string& ys0, const std::string& xs1,
+                                const std::string& ys1) {
+  return R"(func.func @step(%W: tensor<256x128xf32>, %X: tensor<512x256xf32>, %dY: tensor<512x128xf32>, %o: tensor<i32>) -> (tensor<256x128xf32>) {
+  %c0 = "stablehlo.constant"() <{value = dense<0> : tensor<i32>}> : () -> tensor<i32>
+  %c256 = "stablehlo.constant"() <{value = dense<256> : tensor<i32>}> : () -> tensor<i32>
+  %c900 = "stablehlo.constant"() <{value = dense<900> : tensor<i32>}> : () -> tensor<i32>
+  %x0 = )" + xs0 + R"(
+  %y0 = )" + ys0 + R"(
+  %x1 = )" + xs1 + R"(
+  %y1 = )" + ys1 + R"(
+  %d = "stablehlo.dot_general"(%y0, %x0) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [0], rhs_contracting_dimensions = [0]>}> : (tensor<256x128xf32>, tensor<256x256xf32>) -> tensor<128x256xf32>
+  %g = "stablehlo.transpose"(%d) <{permutation = array<i64: 1, 0>}> : (tensor<128x256xf32>) -> tensor<256x128xf32>
+  %e = "stablehlo.dot_general"(%y1, %x1) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [0], rhs_contracting_dimensions = [0]>}> : (tensor<256x128xf32>, tensor<256x256xf32>) -> tensor<128x256xf32>
+  %h = "stablehlo.transpose"(%e) <{permutation = array<i64: 1, 0>}> : (tensor<128x256xf32>) -> tensor<256x128xf32>
+  %s = "stablehlo.add"(%g, %h) : (tensor<256x128xf32>, tensor<256x128xf32>) -> tensor<256x128xf32>
+  %w1 = "stablehlo.add"(%W, %s) : (tensor<256x128xf32>, tensor<256x128xf32>) -> tensor<256x128xf32>
+  "func.return"(%w1) : (tensor<256x128xf32>) -> ()
+}
+)";
+}
+
+std::string slice(const std::string& v, int64_t lo, int64_t hi, int64_t cols) {
+  return "\"stablehlo.slice\"(%" + v + ") <{limit_indices = array<i64: " + std::to_string(hi) + ", " +
+         std::to_string(cols) + ">, start_indices = array<i64: " + std::to_string(lo) +
+         ", 0>, strides = array<i64: 1, 1>}> : (tensor<512x" + std::to_string(cols) + "xf32>) -> tensor<" +
+         std::to_string(hi - lo) + "x" + std::to_string(cols) + "xf32>";
+}
+
+std::string dyn(const std::string& v, const std::string& start, int64_t cols) {
+  return "\"stablehlo.dynamic_slice\"(%" + v + ", %" + start + ", %c0) <{slice_sizes = array<i64: 256, " +
+         std::to_string(cols) + ">}> : (tensor<512x" + std::to_string(cols) +
+         "xf32>, tensor<i32>, tensor<i32>) -> tensor<256x" + std::to_string(cols) + "xf32>";
+}
+
+struct SplitRun {
+  Dag dag;
+  std::vector<Candidate> cands;
+};
+
+SplitRun split_run(const std::string& text) {
+  LoadResult lr = parse_mlir(text, "split.mlir");
+  EXPECT_TRUE(lr.module);
+  if (!lr.module) return {};
+  SplitRun r;
+  r.cands = find_candidates(*lr.module);
+  EXPECT_EQ(r.cands.size(), 2u);
+  if (r.cands.size() == 2) r.dag = analyze_dag(*lr.module, r.cands[0].func, r.cands[0].grad);
+  EXPECT_TRUE(r.dag.problem.empty()) << r.dag.problem;
+  return r;
+}
+
+TEST(Dependence, TokenSlicesOfOneXAndDyAreSplitK) {
+  SplitRun r = split_run(sliced_contractions(slice("X", 0, 256, 256), slice("dY", 0, 256, 128),
+                                             slice("X", 256, 512, 256), slice("dY", 256, 512, 128)));
+  ASSERT_EQ(r.dag.split_partners.size(), 1u);
+  EXPECT_EQ(r.dag.split_partners[0], r.cands[1].producer);
+  EXPECT_LT(r.dag.tied_at, 0);
+  EXPECT_LT(r.dag.other_contraction, 0);
+  EXPECT_GE(r.dag.split_at, 0);
+}
+
+TEST(Dependence, DynamicSliceStartsAreClampedLikeTheOp) {
+  // Start 900 clamps to 512 - 256 = 256: the second half, a split.
+  SplitRun r = split_run(sliced_contractions(dyn("X", "c0", 256), dyn("dY", "c0", 128), dyn("X", "c900", 256),
+                                             dyn("dY", "c900", 128)));
+  EXPECT_EQ(r.dag.split_partners.size(), 1u);
+  // Start 0 and a start 256 that the clamp keeps: a split too.
+  SplitRun s = split_run(sliced_contractions(dyn("X", "c0", 256), dyn("dY", "c0", 128), dyn("X", "c256", 256),
+                                             dyn("dY", "c256", 128)));
+  EXPECT_EQ(s.dag.split_partners.size(), 1u);
+  // The same unknown start on both sides of the second contraction: the
+  // same tokens of X and dY, another window than the first's.
+  SplitRun u = split_run(sliced_contractions(dyn("X", "c0", 256), dyn("dY", "c0", 128), dyn("X", "o", 256),
+                                             dyn("dY", "o", 128)));
+  EXPECT_EQ(u.dag.split_partners.size(), 1u);
+}
+
+TEST(Dependence, OtherSlicesAreTiedNotSplit) {
+  // X's rows 0:256 against dY's rows 256:512: not a slice of X^T.dY.
+  SplitRun mis = split_run(sliced_contractions(slice("X", 0, 256, 256), slice("dY", 256, 512, 128),
+                                               slice("X", 256, 512, 256), slice("dY", 0, 256, 128)));
+  EXPECT_TRUE(mis.dag.split_partners.empty());
+  EXPECT_GE(mis.dag.tied_at, 0);
+  // The same window twice is one contraction repeated, not a split of K.
+  SplitRun same = split_run(sliced_contractions(slice("X", 0, 256, 256), slice("dY", 0, 256, 128),
+                                                slice("X", 0, 256, 256), slice("dY", 0, 256, 128)));
+  EXPECT_TRUE(same.dag.split_partners.empty());
+  EXPECT_GE(same.dag.tied_at, 0);
+  // Unknown starts that differ between X and dY: not shown to be the same tokens.
+  SplitRun unk = split_run(sliced_contractions(dyn("X", "c0", 256), dyn("dY", "c0", 128), dyn("X", "o", 256),
+                                               dyn("dY", "c256", 128)));
+  EXPECT_TRUE(unk.dag.split_partners.empty());
+  EXPECT_GE(unk.dag.tied_at, 0);
+}
+
 }  // namespace
 }  // namespace fusecert::ir

@@ -182,6 +182,7 @@ TEST(ObligationTable, DocsMatchTheSharedTable) {
     EXPECT_EQ(c[4], s->decides ? "yes" : "no") << id;
     std::string req = s->required == guards::kAllForms ? "all"
                       : s->required == guards::kFused ? "fused"
+                      : s->required == guards::kDag ? "dag"
                       : s->required == (guards::kLinalg | guards::kBufferized) ? "linalg, bufferized (linalg.generic consumer)"
                       : s->required == guards::kTv ? "translation validation"
                       : s->required == 0 ? "—" : "?";

@@ -1,80 +1,385 @@
 #!/usr/bin/env python3
-"""Runs the mutation cases of tests/mutation/mutations.py against build/ and
-records killed / survived in docs/mutation.md. A benchmark-style run (minutes
-per case: one incremental rebuild and the tests aimed at the patched file),
-never part of CI. Each mutant is applied to the working tree and always
-restored, also on Ctrl-C; the build is brought back to the unmutated sources
-at the end.
+"""Runs the mutants of tests/mutation/mutants.py and records killed /
+survived in docs/mutation.md. A benchmark-style run (an incremental rebuild
+and the targeted tests per mutant), never part of CI; the cheap CTest
+`mutation.manifest` (check_manifest.py) only checks that every patch still
+applies.
 
-  tests/mutation/run.py [--build build] [--only ID[,ID]] [--jobs N] [--no-record]
+The working tree is never written. The tracked (and untracked, not ignored)
+files are copied to a scratch tree, build-mut/ (ignored: build*/), built in
+build-mut/build; each mutant patches the scratch copy, and the file is put
+back in a `finally` (also on Ctrl-C, SIGTERM, SIGHUP or a failed build). A
+run killed outright leaves at worst the scratch copy mutated, and the next
+run's copy step restores it. build-mut/build keeps the same relative layout
+as build/ (sources at ../), so a shared ccache (CCACHE_BASEDIR above the
+checkout, CCACHE_NOHASHDIR=1) serves the first build from the cache.
 
---jobs (default 1) is passed to the rebuild and to ctest: the host is shared.
+Per mutant only the targets the chosen tests run are rebuilt (the
+executables in build-mut/build that their CTest commands name, e.g.
+tests/unit/verifier_unit_tests; fusecert only when a test runs it), niced.
+
+  tests/mutation/run.py [--only ID[,ID]] [--jobs N] [--whole-suite] [--no-record]
+
+--jobs (default 1) is passed to ninja and to ctest: the host is shared.
+--whole-suite: every mutant that survived its targeted tests is applied again
+and the whole suite is run against it (the issue's "survived the whole suite").
+Exit status: 0 when every mutant is killed or a documented equivalent, 1 when
+one survived, did not build or its targeted tests fail unmutated, 2 on a
+broken manifest.
 """
-import argparse, datetime, os, subprocess, sys, time
+import argparse, datetime, json, os, re, shutil, signal, subprocess, sys, time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
 sys.path.insert(0, HERE)
-from mutations import MUTATIONS  # noqa: E402
+from mutants import MUTANTS  # noqa: E402
+from check_manifest import problems  # noqa: E402
 
 BEGIN, END = "<!-- mutation results begin -->", "<!-- mutation results end -->"
+NICE = ["nice", "-n", "19"]
 
 
-def build(bdir, jobs):
-    return subprocess.run(["cmake", "--build", bdir, "-j%d" % jobs], cwd=ROOT, stdout=subprocess.PIPE,
-                          stderr=subprocess.STDOUT, text=True)
+def log(msg):
+    print(msg, flush=True)
+
+
+def sh(cmd):
+    """Runs `cmd` niced in its own process group: on Ctrl-C or SIGTERM the
+    whole group (ninja and its compilers too) is stopped, not left running."""
+    p = subprocess.Popen(NICE + cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                         start_new_session=True)
+    try:
+        out, _ = p.communicate()
+    except BaseException:
+        try:
+            os.killpg(p.pid, signal.SIGTERM)
+        except ProcessLookupError:
+            pass
+        p.wait()
+        raise
+    return subprocess.CompletedProcess(p.args, p.returncode, out)
+
+
+def tree_files():
+    out = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=ROOT,
+                         stdout=subprocess.PIPE, check=True).stdout
+    return [p for p in out.decode().split("\0") if p and os.path.isfile(os.path.join(ROOT, p))]
+
+
+def sync_scratch(scratch):
+    """Copies the working tree to `scratch`, rewriting only files whose
+    content differs (unchanged files keep their mtimes: the build stays
+    incremental), and removes copied files that left the tree."""
+    files = tree_files()
+    keep = set(files)
+    changed = 0
+    for rel in files:
+        src, dst = os.path.join(ROOT, rel), os.path.join(scratch, rel)
+        if os.path.islink(src):
+            if os.path.lexists(dst):
+                if os.path.islink(dst) and os.readlink(dst) == os.readlink(src):
+                    continue
+                os.remove(dst)
+            os.makedirs(os.path.dirname(dst), exist_ok=True)
+            os.symlink(os.readlink(src), dst)
+            changed += 1
+            continue
+        data = open(src, "rb").read()
+        if os.path.isfile(dst) and not os.path.islink(dst) and open(dst, "rb").read() == data:
+            continue
+        os.makedirs(os.path.dirname(dst), exist_ok=True)
+        if os.path.lexists(dst):
+            os.remove(dst)
+        shutil.copy2(src, dst)
+        changed += 1
+    removed = 0
+    for d, dirs, names in os.walk(scratch):
+        if os.path.abspath(d) == os.path.join(scratch, "build"):
+            dirs[:] = []
+            continue
+        dirs[:] = [x for x in dirs if not (d == scratch and x == "build")]
+        for n in names:
+            rel = os.path.relpath(os.path.join(d, n), scratch)
+            if rel not in keep:
+                os.remove(os.path.join(d, n))
+                removed += 1
+    return changed, removed
+
+
+def configure(scratch, bdir):
+    if os.path.isfile(os.path.join(bdir, "build.ninja")):
+        return
+    args = ["cmake", "-S", scratch, "-B", bdir, "-G", "Ninja", "-DCMAKE_BUILD_TYPE=RelWithDebInfo",
+            "-DFUSECERT_CORPUS=" + os.path.abspath(os.path.join(ROOT, "..", "shared", "corpus"))]
+    if shutil.which("ccache"):
+        args += ["-DCMAKE_CXX_COMPILER_LAUNCHER=ccache", "-DCMAKE_C_COMPILER_LAUNCHER=ccache"]
+    r = sh(args)
+    if r.returncode != 0:
+        sys.exit("configure failed:\n" + r.stdout[-4000:])
+
+
+def build(bdir, jobs, targets=None):
+    return sh(["cmake", "--build", bdir, "-j%d" % jobs] + (["--target"] + sorted(targets) if targets else []))
+
+
+_OUTPUTS = {}
+
+
+def ninja_outputs(bdir):
+    """Every file the build can make (`ninja -t targets all`), relative to bdir."""
+    if bdir not in _OUTPUTS:
+        r = subprocess.run(["ninja", "-C", bdir, "-t", "targets", "all"], stdout=subprocess.PIPE,
+                           stderr=subprocess.DEVNULL, text=True)
+        _OUTPUTS[bdir] = {line.rsplit(": ", 1)[0] for line in r.stdout.splitlines() if ": " in line}
+    return _OUTPUTS[bdir]
+
+
+def ctest_tests(bdir, regex):
+    """The tests `regex` selects: name -> the build outputs its command
+    names (the targets to rebuild, built or not yet)."""
+    r = subprocess.run(["ctest", "--test-dir", bdir, "--show-only=json-v1", "-R", regex], cwd=ROOT,
+                       stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    tests = {}
+    for t in json.loads(r.stdout or "{}").get("tests", []):
+        files = set()
+        command = t.get("command")
+        if command is None:
+            # CTest gives no command for an executable not built yet: its
+            # add_test line in CTestTestfile.cmake names it.
+            wd = next((p["value"] for p in t.get("properties", []) if p["name"] == "WORKING_DIRECTORY"), bdir)
+            tf = os.path.join(wd, "CTestTestfile.cmake")
+            text = open(tf, encoding="utf-8").read() if os.path.isfile(tf) else ""
+            line = next((x for x in text.splitlines() if x.startswith("add_test([=[%s]=] " % t["name"])), "")
+            command = re.findall(r'"([^"]*)"', line)
+        for arg in command:
+            for m in re.finditer(re.escape(bdir) + r"/[^\s=:;,]+", arg):
+                rel = os.path.relpath(m.group(0), bdir)
+                if rel in ninja_outputs(bdir) and not rel.endswith((".py", ".sh")):
+                    files.add(rel)
+        tests[t["name"]] = files
+    return tests
+
+
+def run_tests(bdir, regex, jobs, timeout):
+    r = sh(["ctest", "--test-dir", bdir, "-R", regex, "-j%d" % jobs, "--timeout", str(timeout)])
+    failed = re.findall(r"^\s*\d+ - (\S+) \(", r.stdout.split("The following tests FAILED:")[-1], re.M) \
+        if "The following tests FAILED:" in r.stdout else []
+    ran = "No tests were found" not in r.stdout
+    return r.returncode, failed, ran, r.stdout
+
+
+class Interrupted(Exception):
+    pass
+
+
+def _raise(signum, _frame):
+    raise Interrupted("signal %d" % signum)
+
+
+def apply_and(scratch, m, action):
+    """Applies mutant `m` to the scratch copy, runs `action()`, and always
+    puts the file back."""
+    f = os.path.join(scratch, m["file"])
+    src = open(f, encoding="utf-8").read()
+    n = src.count(m["old"])
+    if n != 1:
+        return None, "patch does not apply (%d matches)" % n
+    try:
+        with open(f, "w", encoding="utf-8") as fh:
+            fh.write(src.replace(m["old"], m["new"]))
+        return action(), None
+    finally:
+        with open(f, "w", encoding="utf-8") as fh:
+            fh.write(src)
 
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--build", default="build")
+    ap.add_argument("--scratch", default="build-mut")
     ap.add_argument("--only", default="")
     ap.add_argument("--jobs", type=int, default=1)
+    ap.add_argument("--timeout", type=int, default=600)
+    ap.add_argument("--whole-suite", action="store_true")
     ap.add_argument("--no-record", action="store_true")
     a = ap.parse_args()
-    only = set(x for x in a.only.split(",") if x)
+    bad = problems(MUTANTS, ROOT)
+    if bad:
+        for p in bad:
+            log("manifest: " + p)
+        return 2
+    for s in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(s, _raise)
+    os.environ.setdefault("CCACHE_BASEDIR", os.path.dirname(os.path.dirname(ROOT)))
+    os.environ.setdefault("CCACHE_NOHASHDIR", "1")
+    only = [x for x in a.only.split(",") if x]
+    unknown = [x for x in only if x not in {m["id"] for m in MUTANTS}]
+    if unknown:
+        log("no such mutant: " + ", ".join(unknown))
+        return 2
+    # --only runs its mutants in the order given (the most important first, on a busy host).
+    by_id = {m["id"]: m for m in MUTANTS}
+    chosen = [by_id[x] for x in only] if only else list(MUTANTS)
+    scratch = os.path.join(ROOT, a.scratch)
+    bdir = os.path.join(scratch, "build")
+    t_start = time.time()
+    started = datetime.datetime.now(datetime.timezone.utc)
+    state = tree_state()
+    changed, removed = sync_scratch(scratch)
+    log("scratch %s: %d files copied, %d removed" % (scratch, changed, removed))
+    configure(scratch, bdir)
+    # Only what the chosen tests run is built (not the CUDA kernels, not
+    # fusecert unless a test runs it). First the GoogleTest executables not
+    # built yet (until then CTest lists a placeholder <target>_NOT_BUILT
+    # instead of their tests), one at a time (the proof engine's units first,
+    # never a GPU test), until every chosen mutant's regex selects a test.
+    unbuilt = sorted((n[:-len("_NOT_BUILT")] for n in ctest_tests(bdir, "_NOT_BUILT$")),
+                     key=lambda t: (t != "verifier_unit_tests", t))
+    unbuilt = [t for t in unbuilt if "gpu" not in t]
+    while unbuilt and any(not ctest_tests(bdir, m["tests"]) for m in chosen):
+        t = unbuilt.pop(0)
+        log("building %s (its tests are listed once it is built)" % t)
+        b = build(bdir, a.jobs, {t})
+        if b.returncode != 0:
+            sys.exit("the unmutated scratch tree does not build:\n" + b.stdout[-4000:])
+    # The targeted tests must pass unmutated before a mutant counts: checked
+    # lazily, the first time a test is targeted (so the first results come
+    # before fusecert is linked).
+    baseline, broken, needed = set(), set(), set()
     rows = []
-    for mid, path, old, new, tests, what in MUTATIONS:
-        if only and mid not in only:
+    try:
+        for m in chosen:
+            t0 = time.time()
+            tests = ctest_tests(bdir, m["tests"])
+            targets = set().union(*tests.values()) if tests else set()
+            row = dict(m, result="", killed_by=[], seconds=0.0)
+            needed |= targets
+            fresh = sorted(set(tests) - baseline)
+            if fresh:
+                bb = build(bdir, a.jobs, targets or None)
+                if bb.returncode != 0:
+                    sys.exit("the unmutated scratch tree does not build:\n" + bb.stdout[-4000:])
+                rx = "^(%s)$" % "|".join(re.escape(t) for t in fresh)
+                _, bfailed, _, _ = run_tests(bdir, rx, a.jobs, a.timeout)
+                baseline |= set(fresh)
+                broken |= set(bfailed)
+                if bfailed:
+                    log("unmutated: %s fail" % ", ".join(bfailed))
+
+            def targeted():
+                if not tests:
+                    return "no test selected", []
+                bb = build(bdir, a.jobs, targets or None)
+                if bb.returncode != 0:
+                    return "does not build", []
+                trc, tfailed, tran, tout = run_tests(bdir, m["tests"], a.jobs, a.timeout)
+                if not tran:
+                    return "no test ran", []
+                if set(tfailed) & broken:
+                    return "fails unmutated", sorted(set(tfailed) & broken)
+                if trc != 0:
+                    return "killed", tfailed or ["(ctest rc %d)" % trc]
+                return "survived", []
+
+            res, err = apply_and(scratch, m, targeted)
+            row["result"], row["killed_by"] = res if res else (err, [])
+            if row["result"] == "survived" and a.whole_suite:
+                def whole():
+                    bb = build(bdir, a.jobs)
+                    if bb.returncode != 0:
+                        return "does not build", []
+                    trc, tfailed, _, _ = run_tests(bdir, ".", a.jobs, a.timeout)
+                    return ("killed (whole suite)", tfailed) if trc != 0 else ("survived the whole suite", [])
+                res, err = apply_and(scratch, m, whole)
+                row["result"], row["killed_by"] = res if res else (err, [])
+            if row["result"].startswith("survived") and m.get("equivalent"):
+                row["result"] = "equivalent"
+            row["seconds"] = time.time() - t0
+            rows.append(row)
+            log("%-38s %-22s %5.0f s  %s" % (m["id"], row["result"], row["seconds"], " ".join(row["killed_by"][:3])))
+    except (KeyboardInterrupt, Interrupted) as e:
+        # The mutants that finished are recorded; the one in flight is not.
+        log("interrupted (%s): the scratch copy is restored; %d finished mutants recorded" % (e, len(rows)))
+        interrupted = True
+    else:
+        interrupted = False
+        build(bdir, a.jobs, needed or None)  # back to the unmutated sources
+    wall = time.time() - t_start
+    if not a.no_record and rows:
+        record(rows, only, started, wall, a.jobs, state)
+    ok = all(r["result"].startswith("killed") or r["result"] == "equivalent" for r in rows)
+    log("%d mutants, %d killed, %d equivalent, %d other; wall %.0f s" % (
+        len(rows), sum(r["result"].startswith("killed") for r in rows), sum(r["result"] == "equivalent" for r in rows),
+        sum(not (r["result"].startswith("killed") or r["result"] == "equivalent") for r in rows), wall))
+    return 130 if interrupted else 0 if ok else 1
+
+
+def cell(s):
+    return s.replace("|", "\\|").replace("\n", " ")
+
+
+def previous(text):
+    """The rows and run lines already in docs/mutation.md: a run of some
+    mutants (--only) updates their rows and keeps the others'."""
+    rows, runs = {}, []
+    default_run = ""
+    for line in text.splitlines():
+        m = re.match(r"^- (Run .*)$", line) or re.match(r"^(Run \d{4}-\d\d-\d\d \d\d:\d\d UTC at commit \w+.*)$", line)
+        if m:
+            runs.append(m.group(1))
+            h = re.match(r"Run (\S+ \S+) UTC at commit (\w+)", m.group(1))
+            if h and not default_run:
+                default_run = "%s %s" % (h.group(2), h.group(1))
             continue
-        f = os.path.join(ROOT, path)
-        src = open(f, encoding="utf-8").read()
-        if src.count(old) != 1:
-            rows.append((mid, path, what, tests, "patch does not apply (%d matches)" % src.count(old), 0))
-            print("%-34s patch does not apply" % mid, flush=True)
+        if not line.startswith("| `"):
             continue
-        t0 = time.time()
-        try:
-            open(f, "w", encoding="utf-8").write(src.replace(old, new))
-            b = build(a.build, a.jobs)
-            if b.returncode != 0:
-                result = "does not build"
-            else:
-                t = subprocess.run(["ctest", "--test-dir", a.build, "-R", tests, "-j%d" % a.jobs, "--timeout", "300"],
-                                   cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-                ran = "No tests were found" not in t.stdout
-                result = "killed" if t.returncode != 0 and ran else ("no test ran" if not ran else "SURVIVED")
-        finally:
-            open(f, "w", encoding="utf-8").write(src)
-        rows.append((mid, path, what, tests, result, time.time() - t0))
-        print("%-34s %-10s %5.0f s" % (mid, result, time.time() - t0), flush=True)
-    build(a.build, a.jobs)  # back to the unmutated sources
-    if a.no_record:
-        return 0
+        cells = [c.strip() for c in re.split(r"(?<!\\)\|", line)[1:-1]]
+        if len(cells) >= 6:
+            rid = cells[0].strip("`")
+            rows[rid] = cells[:6] + [cells[6] if len(cells) > 6 else default_run]
+    return rows, runs
+
+
+def tree_state():
+    """The commit the scratch copy was taken from, and whether tracked files differed from it."""
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, stdout=subprocess.PIPE,
                             text=True).stdout.strip()
-    table = ["Run %s UTC at commit %s (%s)." % (datetime.datetime.utcnow().strftime("%Y-%m-%d %H:%M"), commit,
-                                                "all cases" if not only else "cases: " + ", ".join(sorted(only))),
-             "", "| mutant | file | breaks | tests | result | time |", "|---|---|---|---|---|---|"]
-    for mid, path, what, tests, result, secs in rows:
-        table.append("| `%s` | `%s` | %s | `%s` | %s | %.0f s |" % (mid, path, what, tests.replace("|", "\\|"), result, secs))
+    dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=ROOT,
+                           stdout=subprocess.PIPE, text=True).stdout.strip()
+    return commit, bool(dirty)
+
+
+def record(rows, only, started, wall, jobs, state):
+    commit, dirty = state
     doc = os.path.join(ROOT, "docs", "mutation.md")
     text = open(doc, encoding="utf-8").read()
     i, j = text.index(BEGIN) + len(BEGIN), text.index(END)
-    # The newest run first; earlier runs stay below it (their results are
-    # still what those runs measured).
-    open(doc, "w", encoding="utf-8").write(text[:i] + "\n" + "\n".join(table) + "\n" + text[i:j].lstrip("\n") + text[j:])
-    return 1 if any(r[4] == "SURVIVED" for r in rows) else 0
+    old, runs = previous(text[i:j])
+    when = started.strftime("%Y-%m-%d %H:%M")
+    n_k = sum(r["result"].startswith("killed") for r in rows)
+    n_e = sum(r["result"] == "equivalent" for r in rows)
+    runs.insert(0, "Run %s UTC at commit %s%s, %s, `--jobs %d`, niced, on %d cores (load %.1f at the end): "
+                "%d mutants, %d killed, %d equivalent, %d otherwise; wall time %d min %02d s." % (
+                    when, commit, " (with uncommitted changes)" if dirty else "",
+                    "all mutants" if not only else "%d mutants chosen with --only" % len(only), jobs, os.cpu_count() or 0,
+                    os.getloadavg()[0], len(rows), n_k, n_e, len(rows) - n_k - n_e, int(wall) // 60, int(wall) % 60))
+    for r in rows:
+        why = ", ".join("`%s`" % t for t in r["killed_by"]) if r["killed_by"] else r.get("equivalent", "")
+        old[r["id"]] = ["`%s`" % r["id"], "`%s`" % r["file"], cell(r["breaks"]), r["result"], cell(why),
+                        "%.0f s" % r["seconds"], "%s %s" % (commit, when)]
+    table = ["| mutant | file | what it breaks | result | killed by / why it survives | time | run |",
+             "|---|---|---|---|---|---|---|"]
+    results = []
+    for m in MUTANTS:  # manifest order; a mutant no run has reached says so
+        c = old.get(m["id"]) or ["`%s`" % m["id"], "`%s`" % m["file"], cell(m["breaks"]), "not run", "", "", ""]
+        results.append(c[3])
+        table.append("| " + " | ".join(c) + " |")
+    summary = "%d mutants: %d killed, %d equivalent, %d survived, %d other (not run, does not build, ...)." % (
+        len(MUTANTS), sum(x.startswith("killed") for x in results), sum(x == "equivalent" for x in results),
+        sum(x.startswith("survived") for x in results),
+        sum(not (x.startswith("killed") or x == "equivalent" or x.startswith("survived")) for x in results))
+    out = [summary, ""] + ["- " + r for r in runs] + [""] + table
+    with open(doc, "w", encoding="utf-8") as fh:
+        fh.write(text[:i] + "\n" + "\n".join(out) + "\n" + text[j:])
 
 
 if __name__ == "__main__":

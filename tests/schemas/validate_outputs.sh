@@ -63,6 +63,12 @@ run prove "$BIN" prove P2 P4 P9 --format json --certify "$W/props"
 run prove_timeout "$BIN" prove P1 --timeout-ms 1 --no-witness --format json
 check prove-report.schema.json "$W/prove.json" "$W/prove_timeout.json"
 check proposition-certificate.schema.json "$W"/props/*.cert.json
+# check-cert of the proposition certificates, and of one of the version
+# before `schema` (unreadable: cert.version).
+python3 "$IR/Inputs/tamper.py" as-version-2 "$W/props/P2.cert.json" "$W/p2v2.cert.json"
+run cc_props "$BIN" check-cert "$W"/props/*.cert.json "$W/p2v2.cert.json" --format json
+grep -q '"status": "unreadable"' "$W/cc_props.json" || fail "check-cert: a version-2 proposition certificate is not unreadable"
+check check-cert-report.schema.json "$W/cc_props.json"
 
 # query: one reply, several, an error, IR commands.
 run q_one "$BIN" query "show P2"
@@ -72,7 +78,7 @@ run q_many "$BIN" query "list" "prove P2 beta1=0" "cx P2" "obligations P2" "solv
 check query-reply.schema.json "$W/q_one.json" "$W/q_many.json"
 
 # Every report names its format (docs/diagnostics.md "Format versions").
-for f in docs_fail docs_pass certify cc_valid cc_mixed tv_eq tv_err prove q_one; do
+for f in docs_fail docs_pass certify index cc_valid cc_mixed cc_props tv_eq tv_neq tv_err prove prove_timeout q_one q_many; do
   grep -q '"schema": "fusecert-[a-z-]*/[0-9]*"' "$W/$f.json" || fail "$f: no \"schema\" format version"
 done
 
@@ -103,9 +109,16 @@ if [ -x "$R" ]; then
     [ ! -s "$W/kdist_bench.json" ] || fail "kernels: a runner without NCCL wrote to stdout"
   else
     check kernels-distributed.schema.json "$W/kdist_bench.json" "$W/kdist_ev.json"
+    # The runner names its format (the committed documents predate the key).
+    for f in kdist_bench kdist_ev; do
+      ! grep -q '"kind"' "$W/$f.json" || grep -q '"schema": "fusecert-kernels-distributed/1"' "$W/$f.json" ||
+        fail "kernels: $f names no \"schema\" format version"
+    done
   fi
   run kev env FUSECERT_KERNELS_RUNNER="$R" "$BIN" kernels evidence --format json
   [ ! -s "$W/kev.json" ] || check kernels-evidence.schema.json "$W/kev.json"
+  [ ! -s "$W/kev.json" ] || grep -q '"schema": "fusecert-kernels-evidence/1"' "$W/kev.json" ||
+    fail "kernels evidence: no \"schema\" format version"
 fi
 
 finish

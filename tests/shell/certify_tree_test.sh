@@ -118,6 +118,9 @@ done
 has "$W/bad1.err" "incomplete merge"
 "$BIN" certify --merge "$W/s3.1" "$W/s3.1" "$W/s3.2" --out "$W/bad2" >/dev/null 2>"$W/bad2.err"
 [ $? -eq 2 ] || fail "repeated shard accepted"
+# An input error at the merged output, in the one form (issue #13), not a usage error.
+grep -qxF "$W/s3.1: error: shard 1 given twice [input.merge]" "$W/bad2.err" || fail "repeated shard: not reported at the shard as input.merge: $(head -c 600 "$W/bad2.err")"
+grep -qF "$W/s3.1: error: incomplete merge: got 2 of 3 shards [input.merge]" "$W/bad1.err" || fail "incomplete merge: not reported as input.merge: $(head -c 600 "$W/bad1.err")"
 cp -r "$W/s3.2" "$W/t3.2"
 cert=$(find "$W/t3.2/certs" -name '*.cert.json' | head -n 1)
 if [ -n "$cert" ]; then

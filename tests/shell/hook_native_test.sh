@@ -92,6 +92,13 @@ git rm -q docs/audit/FUSION_PLAN.md
 commit removed 1 "delete a plan the index links"
 contains removed.log "docs/audit/README.md:.*anchor.broken-link"
 git reset -q --hard
+# Renaming it (git mv): the hook reads the staged names with --no-renames, so
+# the old name is a deletion and the index that links it is checked as well.
+git mv docs/audit/FUSION_PLAN.md docs/audit/FUSION_PLAN_V2.md
+commit renamed 1 "rename a plan the index links"
+contains renamed.log "docs/audit/README.md:.*anchor.broken-link"
+git reset -q --hard
+[ -f docs/audit/FUSION_PLAN.md ] && [ ! -e docs/audit/FUSION_PLAN_V2.md ] || fail "the rename was not undone"
 
 # Uninstall restores the foreign hook.
 "$BIN" hook uninstall >"$W/u.out" 2>&1 || fail "uninstall: $(cat "$W/u.out")"

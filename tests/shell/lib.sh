@@ -5,6 +5,7 @@
 #   fail MSG      records a failure; `finish` prints PASS and exits with the count
 #   git_identity  a throwaway HOME and git identity, so commits in $W never
 #                 read or write the user's configuration
+#   expect WANT NAME CMD...   CMD's exit status must be WANT (output in $W/NAME.out, .err)
 #   contains NAME TEXT   $W/NAME must contain TEXT
 #   commit NAME WANT MESSAGE
 #                 `git commit` in the current repository; its exit status must
@@ -28,6 +29,14 @@ commit() {
   git commit -q -m "$3" >"$W/$1.log" 2>&1
   got=$?
   [ "$got" -eq "$2" ] || fail "$1: git commit exit $got, expected $2: $(cat "$W/$1.log")"
+}
+# expect WANT NAME CMD...: run CMD (output in $W/NAME.out/.err); its exit status must be WANT.
+expect() {
+  want=$1 name=$2
+  shift 2
+  "$@" >"$W/$name.out" 2>"$W/$name.err"
+  got=$?
+  [ "$got" -eq "$want" ] || fail "$name: exit $got, expected $want: $(head -c 400 "$W/$name.err") $(head -c 400 "$W/$name.out")"
 }
 # contains NAME TEXT: $W/NAME must contain TEXT.
 contains() { grep -q -- "$2" "$W/$1" || fail "$1 lacks '$2': $(head -c 800 "$W/$1")"; }

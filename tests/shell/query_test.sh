@@ -18,7 +18,7 @@ json() { python3 -c "import json,sys; d=json.load(open('$W/$1')); sys.exit(0 if 
 run p2 0 query "prove P2" "prove P2 beta1=0"
 contains p2.out "verdict: refuted"
 contains p2.out "at the defaults: refuted"
-contains p2.out "note: "
+contains p2.out "^fusecert query: note: "
 run p2j 0 query "prove P2 beta1=0 c=0.37" --format json
 mv "$W/p2j.out" "$W/p2j.json"
 json p2j.json "d['command']=='prove' and d['proposition']['id']=='P2' and d['verdict_at_defaults']=='refuted' and d['input']=='prove P2 beta1=0 c=0.37'"
@@ -30,7 +30,10 @@ json multi.json "len(d)==3 and d[0]['command']=='list' and d[1]['expected']=='re
 
 # Errors: status 2, compiler-style text on stderr, JSON with the error.
 run bad 2 query "prov P2"
-contains bad.err "fusecert query: error: unknown command 'prov'; did you mean 'prove'?"
+contains bad.err "^fusecert query: error: unknown command 'prov'; did you mean 'prove'? \[usage\]$"
+contains bad.err "^fusecert query: note: type 'help' for the list of commands$"
+# No line is a bare severity: every one names the file or the front end.
+! grep -E -q '^(error|warning|note|remark):' "$W/bad.err" "$W/p2.out" || fail "query: a bare diagnostic line: $(grep -E '^(error|warning|note|remark):' "$W/bad.err" "$W/p2.out")"
 run badj 2 query "solve (assert (> y 2))" --format json
 mv "$W/badj.out" "$W/badj.json"
 json badj.json "d['status']=='error' and 'SMT-LIB2 query rejected' in d['error']"
@@ -60,7 +63,7 @@ printf 'list\nprov P2\nsolve (declare-const x Int)\n  (assert (> x 2)))\nquit\nl
 [ $? -eq 2 ] || fail "piped shell: expected exit 2"
 contains pipe.out "P2 "
 contains pipe.out "sat"
-contains pipe.err "unknown command 'prov'"
+contains pipe.err "^fusecert shell: error: unknown command 'prov'; did you mean 'prove'? \[usage\]$"
 [ "$(grep -c '^P1 ' "$W/pipe.out")" -eq 1 ] || fail "piped shell: commands after quit ran"
 
 finish

@@ -86,7 +86,7 @@ void mlir_below(const fs::path& dir, bool recursive, std::set<std::string>& out)
     for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
       if (it->is_regular_file() && it->path().extension() == ".mlir") out.insert(norm(it->path()));
   }
-  if (ec) throw std::invalid_argument(dir.string() + ": cannot read the folder: " + ec.message());
+  if (ec) throw diag::Fatal{diag::unreadable(dir.string(), "cannot list the folder: " + ec.message())};
 }
 
 /// Where a certificate of `file` goes under the output folder.
@@ -210,8 +210,10 @@ json remove_stale(const std::string& out, const std::set<std::string>& written) 
   try {
     old = json::parse(support::read_file_confined(out, "index.json", cert::kMaxCertificateBytes));
   } catch (const std::exception& e) {
-    std::cerr << "fusecert certify: warning: " << out << "/index.json of an earlier run cannot be read (" << e.what()
-              << "); certificates it listed are not cleaned up\n";
+    diag::Diagnostic d = diag::unreadable(out + "/index.json", e.what());
+    d.severity = diag::Severity::Warning;
+    d.message += "; the certificates an earlier run listed in it are not cleaned up";
+    report("fusecert certify", d);
     return removed;
   }
   if (!old.is_object() || !old.contains("files") || !old["files"].is_array()) return removed;
@@ -223,7 +225,8 @@ json remove_stale(const std::string& out, const std::set<std::string>& written) 
       try {
         rel = index_cert_path(c, out + "/index.json");
       } catch (const std::exception& e) {
-        std::cerr << "fusecert certify: warning: " << e.what() << " (not removed)\n";
+        report("fusecert certify", diag::warning({out + "/index.json"}, "cert.stale_removed",
+                                                 std::string(e.what()) + " (not removed)"));
         continue;
       }
       if (!written.count(rel) && support::regular_file_confined(out, rel)) stale.insert(rel);
@@ -231,11 +234,18 @@ json remove_stale(const std::string& out, const std::set<std::string>& written) 
   }
   for (const auto& rel : stale) {
     support::remove_file_confined(out, rel);
-    std::cerr << "fusecert certify: note: removed the stale certificate " << out << "/" << rel
-              << " (its candidate is not in this run)\n";
+    report("fusecert certify", diag::remark({}, "cert.stale_removed",
+                                            "removed the stale certificate " + out + "/" + rel +
+                                                " (its candidate is not in this run)"));
     removed.push_back(rel);
   }
   return removed;
+}
+
+/// A merged output that cannot be merged: an input error at that output's
+/// file (`DIR/index.json`, a certificate), not a usage error.
+diag::Fatal bad_merge(const std::string& path, std::string message) {
+  return diag::Fatal{diag::error({path}, "input.merge", std::move(message))};
 }
 
 int run_merge(const std::string& out, const std::string& format, const TreeOptions& t) {
@@ -248,37 +258,42 @@ int run_merge(const std::string& out, const std::string& format, const TreeOptio
   std::string tool, solver;
   std::vector<std::pair<std::string, std::string>> pending;  // written only once every input checked out
   for (const auto& d : t.merge) {
-    json idx = json::parse(support::read_file_confined(d, "index.json", cert::kMaxCertificateBytes));
+    json idx;
+    try {
+      idx = json::parse(support::read_file_confined(d, "index.json", cert::kMaxCertificateBytes));
+    } catch (const json::exception& e) {
+      throw bad_merge(d + "/index.json", std::string("not JSON: ") + e.what());
+    }
     if (!idx.is_object() || !idx.contains("files") || !idx["files"].is_array() || !idx.contains("tool") ||
         !idx.contains("solver"))
-      throw std::invalid_argument(d + "/index.json: not a certify index");
+      throw bad_merge(d + "/index.json", "not a certify index");
     if (idx.value("schema", "") != kIndexSchema)
-      throw std::invalid_argument(d + "/index.json: not a certify index of schema " + kIndexSchema + " (found " +
+      throw bad_merge(d + "/index.json", std::string("not a certify index of schema ") + kIndexSchema + " (found " +
                                   idx.value("schema", std::string("none")) + "; re-run certify on that shard)");
     std::string tv = idx["tool"].dump(), sv = idx["solver"].dump();
     if (tool.empty()) tool = tv, solver = sv;
     if (tv != tool || sv != solver)
-      throw std::invalid_argument(d + "/index.json: made by " + tv + " / " + sv + ", the first by " + tool + " / " +
+      throw bad_merge(d + "/index.json", "made by " + tv + " / " + sv + ", the first by " + tool + " / " +
                                   solver + "; merge only outputs of the same fusecert and Z3");
     if (idx.contains("shard")) {
       ++sharded;
       unsigned k = idx["shard"]["k"], n = idx["shard"]["n"];
       if (n_shards && n != n_shards)
-        throw std::invalid_argument(d + ": shard " + std::to_string(k) + "/" + std::to_string(n) + " of a split into " +
+        throw bad_merge(d, "shard " + std::to_string(k) + "/" + std::to_string(n) + " of a split into " +
                                     std::to_string(n) + ", the others into " + std::to_string(n_shards));
       n_shards = n;
-      if (!shards.insert(k).second) throw std::invalid_argument(d + ": shard " + std::to_string(k) + " given twice");
+      if (!shards.insert(k).second) throw bad_merge(d, "shard " + std::to_string(k) + " given twice");
     }
     for (const auto& f : idx["files"]) {
       if (!seen.insert(f["file"]).second)
-        throw std::invalid_argument(d + ": " + f["file"].get<std::string>() + " is in two of the merged outputs");
+        throw bad_merge(d, f["file"].get<std::string>() + " is in two of the merged outputs");
       for (const auto& c : f["candidates"]) {
         const std::string rel = index_cert_path(c, d + "/index.json");
         const std::string text = support::read_file_confined(d, rel, cert::kMaxCertificateBytes);
-        if (auto deep = cert::json_too_deep(text, cert::kMaxCertificateDepth)) throw std::invalid_argument(d + "/" + rel + ": " + *deep);
+        if (auto deep = cert::json_too_deep(text, cert::kMaxCertificateDepth)) throw bad_merge(d + "/" + rel, *deep);
         json cj = json::parse(text);
         if (!cj.is_object() || cj.value("digest", "") != c.value("digest", "") || cert::digest(cj) != c["digest"])
-          throw std::invalid_argument(d + "/" + rel + ": digest differs from the index or from the certificate's content");
+          throw bad_merge(d + "/" + rel, "digest differs from the index or from the certificate's content");
         pending.emplace_back(rel, text);
       }
       files.push_back(f);
@@ -286,7 +301,7 @@ int run_merge(const std::string& out, const std::string& format, const TreeOptio
     sarifs.push_back(json::parse(support::read_file_confined(d, "results.sarif", cert::kMaxCertificateBytes)));
   }
   if (sharded && (sharded != static_cast<int>(t.merge.size()) || shards.size() != n_shards))
-    throw std::invalid_argument("incomplete merge: got " + std::to_string(shards.size()) + " of " +
+    throw bad_merge(t.merge.front(), "incomplete merge: got " + std::to_string(shards.size()) + " of " +
                                 std::to_string(n_shards) + " shards" +
                                 (sharded != static_cast<int>(t.merge.size()) ? " mixed with unsharded outputs" : ""));
   std::set<std::string> written;
@@ -336,8 +351,8 @@ std::vector<std::string> expand_inputs(const std::vector<std::string>& inputs, b
           throw std::invalid_argument(in + ": the folder holds no .mlir file" + (recursive ? "" : " (use -r to descend)"));
       } else if (fs::exists(in, ec)) out.insert(norm(in));
       else if (ec && ec != std::errc::no_such_file_or_directory)
-        throw std::invalid_argument(in + ": cannot read: " + ec.message());  // e.g. a symlink loop
-      else throw std::invalid_argument(in + ": no such file or folder");
+        throw diag::Fatal{diag::unreadable(in, ec.message())};  // e.g. a symlink loop
+      else throw diag::Fatal{diag::unreadable(in, "no such file or folder")};
       continue;
     }
     std::vector<std::string> pat = components(in), fixed;
@@ -427,6 +442,9 @@ int run_certify_tree(const std::vector<std::string>& inputs, const std::string& 
     support::write_file_confined(out, "results.sarif", sarif.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
     print(index, sarif, format, cert::render_text(reports));
     return exit_of(index["summary"]);
+  } catch (const diag::Fatal& f) {
+    report("fusecert certify", f.diagnostic);
+    return diag::code(diag::Exit::InputError);
   } catch (const std::exception& e) {
     return fail("fusecert certify", e.what());
   }

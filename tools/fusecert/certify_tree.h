@@ -36,9 +36,9 @@ int run_certify_tree(const std::vector<std::string>& inputs, const std::string& 
 
 /// Expands files, folders (direct *.mlir children; all below with
 /// `recursive`) and globs (*, ?, [..] within a path component, ** across
-/// components) into sorted, unique, normalised paths. Throws
-/// std::invalid_argument for a path that does not exist or a glob that
-/// matches nothing.
+/// components) into sorted, unique, normalised paths. Throws diag::Fatal
+/// (input.unreadable, at the path) for a path that does not exist or cannot
+/// be listed, std::invalid_argument for a glob that matches nothing.
 std::vector<std::string> expand_inputs(const std::vector<std::string>& inputs, bool recursive);
 
 /// Parses "K/N" (1 <= K <= N); throws std::invalid_argument otherwise.

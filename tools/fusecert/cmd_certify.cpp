@@ -8,7 +8,9 @@
 #include <iostream>
 #include <set>
 
+#include "support/diag/file_diagnostics.h"
 #include "support/confined_files.h"
+#include "support/diag/render.h"
 #include "support/files.h"
 #include "tools/fusecert/certify_tree.h"
 #include "tools/fusecert/commands.h"
@@ -29,13 +31,13 @@ namespace {
 /// expected-* comments.
 int verify_diagnostics(const std::vector<std::string>& files, bool split, unsigned timeout_ms) {
   size_t checked = 0;
-  std::vector<std::string> problems;
+  std::vector<diag::Diagnostic> problems;
   for (const auto& f : files) {
     std::string text;
     try {
       text = support::read_file(f);
     } catch (const std::exception& e) {
-      problems.push_back(f + ": error: " + e.what());
+      problems.push_back(diag::unreadable(f, e.what()));
       continue;
     }
     std::vector<ir::Split> parts = split ? ir::split_input(text) : std::vector<ir::Split>{{0, 1, text}};
@@ -47,7 +49,7 @@ int verify_diagnostics(const std::vector<std::string>& files, bool split, unsign
       ++checked;
     }
   }
-  for (const auto& p : problems) std::cout << p << "\n";
+  std::cout << diag::TextRenderer({}, "fusecert certify").render(problems);
   std::cout << (problems.empty() ? "diagnostics as expected" : std::to_string(problems.size()) + " mismatch(es)")
             << " in " << checked << " module(s)\n";
   return problems.empty() ? 0 : 1;
@@ -90,9 +92,8 @@ void add_certify_command(CLI::App& app, int& exit_code) {
     if (tree->active(o->files)) {
       if (o->split || o->verify) {
         // The tree index keys its entries by file; splits are not in it yet.
-        std::cerr << "fusecert certify: error: --split-input-file and --verify-diagnostics take FILE inputs, not a "
-                     "tree run (folders, globs, -r, --shard, --merge, --timestamp)\n";
-        exit_code = 2;
+        exit_code = fail("fusecert certify", "--split-input-file and --verify-diagnostics take FILE inputs, not a "
+                                             "tree run (folders, globs, -r, --shard, --merge, --timestamp)");
         return;
       }
       exit_code = run_certify_tree(o->files, o->out, o->format, o->timeout_ms, *tree);
@@ -105,8 +106,7 @@ void add_certify_command(CLI::App& app, int& exit_code) {
     o->files.erase(std::unique(o->files.begin(), o->files.end()), o->files.end());
     if (o->verify) {
       if (o->files.empty()) {
-        std::cerr << "fusecert certify: error: --verify-diagnostics needs FILE inputs\n";
-        exit_code = 2;
+        exit_code = fail("fusecert certify", "--verify-diagnostics needs FILE inputs");
         return;
       }
       exit_code = verify_diagnostics(o->files, o->split, o->timeout_ms);
@@ -133,7 +133,7 @@ void add_certify_command(CLI::App& app, int& exit_code) {
           try {
             support::write_file_confined(o->out, name, cert::dump(cert::certificate(r, i, FUSECERT_VERSION)));
           } catch (const std::exception& e) {
-            rc = fail("fusecert certify", e.what());
+            rc = fail_unwritable("fusecert certify", (std::filesystem::path(o->out) / name).string(), e);
           }
         }
       }
@@ -156,11 +156,12 @@ void add_certify_command(CLI::App& app, int& exit_code) {
       for (auto& name : stale) {
         try {
           support::remove_file_confined(o->out, name);
-          std::cerr << "fusecert: note: removed the stale certificate " << (std::filesystem::path(o->out) / name).string()
-                    << " (its candidate is not in the input as certified now)\n";
+          report("fusecert certify",
+                 diag::remark({}, "cert.stale_removed",
+                              "removed the stale certificate " + (std::filesystem::path(o->out) / name).string() +
+                                  " (its candidate is not in the input as certified now)"));
         } catch (const std::exception& e) {
-          std::cerr << "fusecert: error: cannot remove a stale certificate: " << e.what() << "\n";
-          rc = 2;
+          rc = fail_unwritable("fusecert certify", (std::filesystem::path(o->out) / name).string(), e);
         }
       }
     }

@@ -58,14 +58,14 @@ void add_check_cert_command(CLI::App& app, int& exit_code) {
       try {
         ir = std::make_pair(support::read_file(o->ir), o->ir);
       } catch (const std::exception& e) {
-        exit_code = fail("fusecert check-cert", e.what());
+        exit_code = fail_unreadable("fusecert check-cert", o->ir, e);
         return;
       }
     }
     cert::Solver solver{o->solver};
     if (auto why = cert::solver_unavailable(solver)) {
-      exit_code = fail("fusecert check-cert",
-                       *why + ": cannot re-run the SMT queries (a tool error, not an invalid certificate)");
+      exit_code = fail_with("fusecert check-cert", "solver.unavailable",
+                            *why + ": cannot re-run the SMT queries (a tool error, not an invalid certificate)");
       return;
     }
     // Translation-validation certificates are re-derived by validate's path.
@@ -78,7 +78,7 @@ void add_check_cert_command(CLI::App& app, int& exit_code) {
       try {
         before_text = support::read_file(o->ir_before);
       } catch (const std::exception& e) {
-        exit_code = fail("fusecert check-cert", e.what());
+        exit_code = fail_unreadable("fusecert check-cert", o->ir_before, e);
         return;
       }
     }
@@ -136,7 +136,7 @@ void add_check_cert_command(CLI::App& app, int& exit_code) {
       try {
         text = support::read_file(path, cert::kMaxCertificateBytes);
       } catch (const std::exception& e) {
-        rc = diag::worse(rc, static_cast<diag::Exit>(fail("fusecert check-cert", e.what())));
+        rc = diag::worse(rc, static_cast<diag::Exit>(fail_unreadable("fusecert check-cert", path, e)));
         continue;
       }
       cert::CheckOutcome c = cert::check_certificate(text, ir, solver, o->timeout_ms, regenerate);
@@ -176,6 +176,10 @@ void add_check_cert_command(CLI::App& app, int& exit_code) {
       ds.push_back(diag::remark({path}, "verdict",
                                 status + (scope.empty() ? "" : " (" + scope + ")") + (what.empty() ? "" : " (" + what + ")")));
       if (!c.unreadable.empty()) ds.push_back(diag::error({path}, "cert.version", c.unreadable));
+      // Not re-derived because this run's --dialect tables are not the
+      // certificate's (exit 4, like any missing input; a table of another
+      // SHA-256 is a problem: invalid).
+      if (!c.dialects.empty()) ds.push_back(diag::error({path}, "cert.dialect", c.dialects));
       for (auto& p : c.problems) ds.push_back(diag::error({path}, "cert.invalid", p));
       for (auto& p : c.undecided) ds.push_back(diag::error({path}, "cert.undecided", p));
       if (o->format == "sarif") {

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <regex>
 
 #include "docaudit/checker.h"
 #include "docaudit/prover_verdicts.h"
@@ -49,6 +50,20 @@ fs::path discover_root(const DocsArgs& a) {
   return fs::current_path();
 }
 
+/// A configuration error at the file (line, column) its message starts with,
+/// as docaudit's ConfigError names them (`x.yaml:3:5: unknown key …`), rule
+/// input.config; about no file when the message names none that exists.
+diag::Diagnostic config_error(const std::string& what) {
+  static const std::regex at(R"(^(.+?)(?::([0-9]+))?(?::([0-9]+))?: (.*)$)");
+  std::smatch m;
+  std::error_code ec;
+  if (std::regex_match(what, m, at) && fs::is_regular_file(m[1].str(), ec))
+    return diag::error({m[1].str(), m[2].matched ? static_cast<unsigned>(std::stoul(m[2].str())) : 0u,
+                        m[3].matched ? static_cast<unsigned>(std::stoul(m[3].str())) : 0u},
+                       "input.config", m[4].str());
+  return diag::error({}, "input.config", "configuration: " + what);
+}
+
 int run_docs(const DocsArgs& a) {
   try {
     const fs::path root = discover_root(a);
@@ -56,6 +71,12 @@ int run_docs(const DocsArgs& a) {
     if (!fs::is_directory(root, ec)) throw da::UsageError(root.string() + ": repository root is not a folder");
     std::vector<fs::path> overrides;
     if (!a.config.empty()) {
+      if (!fs::is_regular_file(a.config, ec)) {
+        std::error_code ec2;
+        throw da::UnreadablePath(a.config, !fs::exists(a.config, ec2) && !ec2 ? "no such file"
+                                           : ec                             ? ec.message()
+                                                                            : "not a regular file");
+      }
       overrides.push_back(a.config);
     } else if (fs::is_regular_file(root / ".fusecert.yaml", ec)) {
       overrides.push_back(root / ".fusecert.yaml");
@@ -72,7 +93,7 @@ int run_docs(const DocsArgs& a) {
       try {
         text = support::read_file(a.removed_list);
       } catch (const std::exception& e) {
-        throw da::UsageError("--referrers-of-removed: " + std::string(e.what()));
+        throw da::UnreadablePath(a.removed_list, e.what());  // the --referrers-of-removed list
       }
       const char sep = text.find('\0') != std::string::npos ? '\0' : '\n';
       std::size_t at = 0;
@@ -105,11 +126,15 @@ int run_docs(const DocsArgs& a) {
     std::cout.flush();
     return diag::code(res.findings.empty() ? diag::Exit::Clean : diag::Exit::Findings);
   } catch (const da::ConfigError& e) {
-    return fail("fusecert docs", std::string("configuration: ") + e.what());
+    report("fusecert docs", config_error(e.what()));
+    return diag::code(diag::Exit::InputError);
+  } catch (const da::UnreadablePath& e) {
+    report("fusecert docs", diag::unreadable(e.path, e.cause));
+    return diag::code(diag::Exit::InputError);
   } catch (const da::UsageError& e) {
     return fail("fusecert docs", e.what());
   } catch (const std::exception& e) {
-    return fail("fusecert docs", e.what());
+    return fail_with("fusecert docs", "input.internal", e.what());
   }
 }
 

@@ -137,16 +137,16 @@ int install(const HookArgs& a) {
   std::error_code ec;
   if (fs::exists(hook, ec) && !is_ours(hook)) {
     if (!a.force) {
-      diag::Diagnostic d = diag::error({hook.string()}, "", "a pre-commit hook fusecert did not write is already "
-                                                            "there; not replacing it");
+      diag::Diagnostic d = diag::error({hook.string()}, "hook.exists", "a pre-commit hook fusecert did not write is "
+                                                                       "already there; not replacing it");
       d.note({}, std::string("rerun with --force to replace it (it is kept as ") + kSaved +
                      " and `fusecert hook uninstall` puts it back)");
-      std::cerr << diag::TextRenderer({}, "fusecert hook").render(d);
+      report("fusecert hook install", d);
       return diag::code(diag::Exit::InputError);
     }
     if (fs::exists(saved, ec)) {
-      std::cerr << diag::render_text(
-          diag::error({saved.string()}, "", "already exists; move it away first so no earlier hook is lost"));
+      report("fusecert hook install", diag::error({saved.string()}, "hook.exists",
+                                                  "already exists; move it away first so no earlier hook is lost"));
       return diag::code(diag::Exit::InputError);
     }
     fs::rename(hook, saved);
@@ -164,7 +164,7 @@ int uninstall(const HookArgs& a) {
   fs::path dir = hooks_dir(a.repo), hook = dir / "pre-commit", saved = dir / kSaved;
   std::error_code ec;
   if (!fs::exists(hook, ec) || !is_ours(hook)) {
-    std::cerr << diag::render_text(diag::error({hook.string()}, "", "no fusecert hook installed there"));
+    report("fusecert hook uninstall", diag::error({hook.string()}, "hook.missing", "no fusecert hook installed there"));
     return diag::code(diag::Exit::InputError);
   }
   fs::remove(hook);
@@ -180,6 +180,8 @@ int uninstall(const HookArgs& a) {
 int guarded(int (*fn)(const HookArgs&), const HookArgs& a) {
   try {
     return fn(a);
+  } catch (const support::FileError& e) {
+    return fail_with("fusecert hook", "output.unwritable", std::string("cannot write: ") + e.what());
   } catch (const std::exception& e) {
     return fail("fusecert hook", e.what());
   }

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstring>
 #include <cstdlib>
 #include <ctime>
 #include <filesystem>
@@ -56,12 +57,10 @@ std::filesystem::path find_runner() {
 int run_runner(const std::string& sub, const KernelsArgs& a, std::string* captured = nullptr) {
   const std::filesystem::path runner = find_runner();
   if (runner.empty() || !std::filesystem::exists(runner)) {
-    std::cerr << "fusecert kernels " << sub
-              << ": the CUDA kernels are not built (no fusecert-kernels runner at '"
-              << runner.string()
-              << "'; configure with nvcc available, or set FUSECERT_KERNELS_RUNNER). They need "
-                 "a CUDA GPU to run. Nothing was run.\n";
-    return 2;
+    return fail_with("fusecert kernels " + sub, "kernels.runner",
+                     "the CUDA kernels are not built (no fusecert-kernels runner at '" + runner.string() +
+                         "'; configure with nvcc available, or set FUSECERT_KERNELS_RUNNER). They need "
+                         "a CUDA GPU to run. Nothing was run.");
   }
   // The options were validated by CLI11 (add_kernels_command): a value of 0
   // here only means "not given".
@@ -89,7 +88,8 @@ int run_runner(const std::string& sub, const KernelsArgs& a, std::string* captur
       close(fds[1]);
     }
     execv(argv[0], argv.data());
-    std::perror("fusecert kernels: exec");
+    fail_with("fusecert kernels " + sub, "kernels.runner", runner.string() + ": cannot run: " + std::strerror(errno));
+    std::cerr.flush();
     _exit(2);
   }
   if (captured) {
@@ -170,9 +170,9 @@ int run_distributed_evidence(const KernelsArgs& a) {
   }
   if (!document) {  // fail closed: a "pass" nobody can read is no pass
     std::cout << out << std::flush;
-    std::cerr << "fusecert kernels evidence --distributed: the runner (exit " << rc
-              << ") did not print a JSON object with a boolean \"passed\"; nothing was checked\n";
-    return 2;
+    return fail_with("fusecert kernels evidence", "kernels.runner",
+                     "--distributed: the runner (exit " + std::to_string(rc) +
+                         ") did not print a JSON object with a boolean \"passed\"; nothing was checked");
   }
   bool checker_ok = false;
   doc["checker"] = p3_checker(30000, &checker_ok);

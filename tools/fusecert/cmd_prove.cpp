@@ -92,7 +92,7 @@ int run_prove(const ProveArgs& a) {
   try {
     reg = load_registry();
   } catch (const SpecError& e) {
-    return fail("fusecert prove", e.what());
+    return fail_with("fusecert prove", "input.config", e.what());
   }
   ProveOptions opt;
   opt.timeout_ms = a.timeout_ms;
@@ -135,7 +135,7 @@ int run_prove(const ProveArgs& a) {
       for (auto& r : prove(reg, {sel[i]}, opt)) rs.push_back(std::move(r));
     }
   } catch (const std::exception& e) {
-    return fail("fusecert prove", e.what());
+    return fail_with("fusecert prove", "input.internal", e.what());
   }
   try {
     if (!a.smt_dump.empty())
@@ -143,7 +143,7 @@ int run_prove(const ProveArgs& a) {
         for (const auto& o : r.obligations) support::write_file_atomic(std::filesystem::path(a.smt_dump) / (o.id + ".smt2"), o.query());
     if (!a.certify.empty()) report::write_certificates(rs, reg, a.certify);
   } catch (const support::FileError& e) {
-    return fail("fusecert prove", e.what());
+    return fail_with("fusecert prove", "output.unwritable", std::string("cannot write: ") + e.what());
   }
   if (a.format == "json") {
     std::cout << report::render_json(rs, reg).dump(2) << "\n";

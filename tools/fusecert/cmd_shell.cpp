@@ -34,10 +34,10 @@ std::optional<shell::Session> open_session(const ShellArgs& a, const char* who) 
   try {
     reg = verifier::load_registry();
   } catch (const verifier::SpecError& e) {
-    fail(std::string("fusecert ") + who, e.what());
+    fail_with(std::string("fusecert ") + who, "input.config", e.what());
     return std::nullopt;
   }
-  shell::Session s(std::move(reg));
+  shell::Session s(std::move(reg), std::string("fusecert ") + who);
   s.set_timeout_ms(a.timeout_ms);
   if (a.witnesses) s.execute("set witnesses on");
   return s;
@@ -70,7 +70,7 @@ int run_query(const ShellArgs& a) {
     } else if (r.status == shell::kAnswered) {
       std::cout << r.text;
     } else {
-      std::cerr << "fusecert query: " << r.text;
+      std::cerr << r.text;  // the diagnostic in the one form, named `fusecert query`
     }
   }
   if (a.format == "json") std::cout << (all.size() == 1 ? all[0] : all).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";

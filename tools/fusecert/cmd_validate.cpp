@@ -1,4 +1,5 @@
 // fusecert validate BEFORE.mlir [AFTER.mlir] [--k N] [--timeout-ms T] [--out DIR] [--format text|json]
+//                   [--dialect FILE.yaml]...
 // Translation validation of an epilogue-fusion rewrite (verifier/tv): proves
 // per output element, in Z3's floating-point theory, that the fused op
 // computes bitwise what the unfused producer → consumer pair computed, for K
@@ -51,6 +52,7 @@ std::vector<ResultFinding> result_findings(const tv::Validation& v) {
 void add_validate_command(CLI::App& app, int& exit_code) {
   struct Opts {
     std::string before, after, out, format = "text";
+    std::vector<std::string> dialects;
     int k = 4;
     unsigned timeout_ms = 10000;
   };
@@ -60,12 +62,18 @@ void add_validate_command(CLI::App& app, int& exit_code) {
                   "producer/consumer pair of BEFORE computed (one file: @before and @after)");
   cmd->add_option("before", o->before, "the module before the fusion (or one file with @before and @after)")->required();
   cmd->add_option("after", o->after, "the module after the fusion (functions matched by name)");
-  cmd->add_option("--k", o->k, "K bound: every reduction is unrolled to min(K, this) terms (default 4)");
+  cmd->add_option("--k", o->k, "K bound: every reduction is unrolled to min(K, this) terms, 1..4096 (default 4)")
+      ->check(CLI::Range(1, 4096));
   cmd->add_option("--timeout-ms", o->timeout_ms, "per result obligation; 0 = no limit (default 10000)");
   cmd->add_option("--out", o->out, "folder for the certificates (one per validated function pair)");
   cmd->add_option("--format", o->format, "report format (sarif: the diagnostics as SARIF 2.1.0 results)")
       ->check(CLI::IsMember({"text", "json", "sarif"}));
+  add_dialect_option(cmd, o->dialects);
   cmd->callback([o, &exit_code]() {
+    if (int rc = load_dialects("fusecert validate", o->dialects)) {
+      exit_code = rc;
+      return;
+    }
     tv::ValidateOptions opt;
     opt.k_bound = o->k;
     opt.timeout_ms = o->timeout_ms;
@@ -79,12 +87,12 @@ void add_validate_command(CLI::App& app, int& exit_code) {
     for (size_t i = 0; i < v.pairs.size(); ++i) certs.push_back(tv::certificate(v, i, FUSECERT_VERSION));
     if (!o->out.empty()) {
       for (size_t i = 0; i < certs.size(); ++i) {
-        std::string stem = std::filesystem::path(v.after_file).stem().string();
+        const std::string stem = std::filesystem::path(v.after_file).stem().string();
+        const std::filesystem::path file = std::filesystem::path(o->out) / (stem + ".tv." + v.pairs[i].after_func + ".cert.json");
         try {
-          support::write_file_atomic(std::filesystem::path(o->out) / (stem + ".tv." + v.pairs[i].after_func + ".cert.json"),
-                                     cert::dump(certs[i]));
+          support::write_file_atomic(file, cert::dump(certs[i]));
         } catch (const std::exception& e) {
-          rc = fail("fusecert validate", e.what());
+          rc = fail_unwritable("fusecert validate", file.string(), e);
         }
       }
     }
@@ -108,7 +116,8 @@ void add_validate_command(CLI::App& app, int& exit_code) {
     } else {
       std::vector<diag::Diagnostic> findings;
       for (auto& f : result_findings(v)) findings.push_back(f.diagnostic);
-      std::cout << tv::render_text(v) << diag::TextRenderer().render(findings);
+      const diag::TextRenderer engine({}, "fusecert validate");
+      std::cout << tv::render_text(v, engine) << engine.render(findings);
     }
     exit_code = rc;
   });

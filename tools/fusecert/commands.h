@@ -7,13 +7,26 @@
 #include <string>
 #include <vector>
 
+#include "support/diag/diagnostic.h"
+#include "support/diag/file_diagnostics.h"
 #include "support/diag/exit_code.h"
 
 namespace fusecert::cli {
 
-/// Prints `tool: error: message` to stderr through the diagnostic engine
-/// and returns the exit code of `why` (default: usage or input error).
+/// Prints `d` to stderr through the diagnostic engine; a diagnostic about no
+/// file names `tool` ("fusecert certify") where a compiler names itself.
+void report(const std::string& tool, const diag::Diagnostic& d);
+/// A usage error: prints `tool: error: message [usage]` and returns the exit
+/// code of `why` (default: usage or input error).
 int fail(const std::string& tool, const std::string& message, diag::Exit why = diag::Exit::InputError);
+/// As fail, with another rule id (rules/catalog.yaml): `tool: error: message [rule]`.
+int fail_with(const std::string& tool, const std::string& rule, const std::string& message,
+              diag::Exit why = diag::Exit::InputError);
+/// `path: error: cannot read: CAUSE [input.unreadable]` for the error `e`
+/// met reading `path`; returns 2.
+int fail_unreadable(const std::string& tool, const std::string& path, const std::exception& e);
+/// `path: error: cannot write: CAUSE [output.unwritable]`; returns 2.
+int fail_unwritable(const std::string& tool, const std::string& path, const std::exception& e);
 
 /// --dialect FILE.yaml, repeatable (dialect_option.cpp).
 void add_dialect_option(CLI::App* cmd, std::vector<std::string>& files);

@@ -1,4 +1,4 @@
-// --dialect FILE.yaml (certify, check-cert): a team's own dialect table
+// --dialect FILE.yaml (certify, check-cert, validate): a team's own dialect table
 // (format: docs/ir-checking.md, "Dialect tables"), in force beside the
 // built-in ones for the whole run. The table is hostile input: parsed
 // strictly (verifier/ir/dialect_table.cpp), and a table that does not parse,
@@ -29,20 +29,25 @@ void add_dialect_option(CLI::App* cmd, std::vector<std::string>& files) {
 
 int load_dialects(const std::string& tool, const std::vector<std::string>& files) {
   for (const auto& f : files) {
+    std::string text;
     try {
-      const std::string text = support::read_file(f, kMaxTableBytes);
+      text = support::read_file(f, kMaxTableBytes);
+    } catch (const std::exception& e) {
+      return fail_unreadable(tool, f, e);
+    }
+    try {
       // An upstream dialect's ops mean what MLIR's typed ops say (the IR
       // layer reads them with isa<>); a table claiming, say, that
       // linalg.generic is SGD would override the proof of its body.
       const std::string d = ir::parse_dialect_table(text, f).dialect;
       if (ir::is_registered_dialect(d))
-        return fail(tool, f + ": dialect '" + d + "' is one MLIR registers; its ops' semantics come from MLIR, "
-                              "not from a table (--dialect)");
+        return fail_with(tool, "input.config", f + ": dialect '" + d + "' is one MLIR registers; its ops' semantics come from MLIR, "
+                                               "not from a table (--dialect)");
       ir::add_dialect_table(text, f);
     } catch (const std::exception& e) {
       const std::string what = e.what();
-      // parse_dialect_table names the file itself; a read error may not.
-      return fail(tool, (what.rfind(f, 0) == 0 ? what : f + ": " + what) + " (--dialect)");
+      // parse_dialect_table names the file itself.
+      return fail_with(tool, "input.config", (what.rfind(f, 0) == 0 ? what : f + ": " + what) + " (--dialect)");
     }
   }
   return 0;

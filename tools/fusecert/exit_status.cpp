@@ -1,5 +1,7 @@
-// What every subcommand shares at its edge: a tool-level error through the
-// diagnostic engine, and the exit-code table at the end of --help.
+// What every subcommand shares at its edge: its diagnostics through the one
+// engine (a diagnostic about no file is prefixed with the subcommand's name:
+// `fusecert certify: error: … [usage]`), and the exit-code table at the end
+// of --help.
 #include <iostream>
 
 #include "support/diag/render.h"
@@ -7,9 +9,27 @@
 
 namespace fusecert::cli {
 
-int fail(const std::string& tool, const std::string& message, diag::Exit why) {
-  std::cerr << diag::TextRenderer({}, tool).render(diag::error({}, "", message));
+void report(const std::string& tool, const diag::Diagnostic& d) {
+  std::cerr << diag::TextRenderer({}, tool).render(d);
+}
+
+int fail_with(const std::string& tool, const std::string& rule, const std::string& message, diag::Exit why) {
+  report(tool, diag::error({}, rule, message));
   return diag::code(why);
+}
+
+int fail(const std::string& tool, const std::string& message, diag::Exit why) {
+  return fail_with(tool, "usage", message, why);
+}
+
+int fail_unreadable(const std::string& tool, const std::string& path, const std::exception& e) {
+  report(tool, diag::unreadable(path, e.what()));
+  return diag::code(diag::Exit::InputError);
+}
+
+int fail_unwritable(const std::string& tool, const std::string& path, const std::exception& e) {
+  report(tool, diag::unwritable(path, e.what()));
+  return diag::code(diag::Exit::InputError);
 }
 
 CLI::App* with_exit_codes(CLI::App* cmd) {

@@ -1,11 +1,25 @@
 // fusecert: one binary, subcommands registered from cmd_*.cpp.
 #include <cstdio>
 #include <iostream>
+#include <string>
 
 #include "tools/fusecert/commands.h"
 #include "tools/fusecert/help_format.h"
 #include "tools/fusecert/terminal.h"
 #include "tools/fusecert/version.h"
+
+namespace {
+/// "fusecert", or the subcommands parsed so far ("fusecert kernels bench").
+std::string parsed_command(const CLI::App& app) {
+  std::string name = "fusecert";
+  for (const CLI::App* at = &app;;) {
+    const auto subs = at->get_subcommands();
+    if (subs.empty()) return name;
+    at = subs.back();
+    name += " " + at->get_name();
+  }
+}
+}  // namespace
 
 int main(int argc, char** argv) {
   // Named, not argv[0]: the usage lines (and the man page made from them) say `fusecert`.
@@ -33,14 +47,24 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
     rc = exit_code;
   } catch (const CLI::ParseError& e) {
-    // --help / --version print and give 0; a usage error prints CLI11's message
-    rc = app.exit(e) == 0 ? 0 : fusecert::diag::code(fusecert::diag::Exit::InputError);
+    // --help / --version print and give 0; a parse error (an unknown option,
+    // a missing argument, a value not allowed) is a usage error in the one
+    // form, named for the subcommand it was met in.
+    if (e.get_exit_code() == 0) {
+      rc = app.exit(e);
+    } else {
+      const std::string tool = parsed_command(app);
+      fusecert::diag::Diagnostic d = fusecert::diag::error({}, "usage", e.what());
+      d.note({}, "run '" + tool + " --help' for the options");
+      fusecert::cli::report(tool, d);
+      rc = fusecert::diag::code(fusecert::diag::Exit::InputError);
+    }
   }
   // A report that did not reach stdout (a full disk, /dev/full, a closed
   // pipe) is lost: exit 2, whatever the verdict was, never a silent 0.
   std::cout.flush();
   if (!std::cout || std::fflush(stdout) != 0 || std::ferror(stdout)) {
-    return fusecert::cli::fail("fusecert", "cannot write the report to standard output");
+    return fusecert::cli::fail_with("fusecert", "output.unwritable", "cannot write the report to standard output");
   }
   return rc;
 }

@@ -10,6 +10,7 @@
 #include <thread>
 #include <variant>
 
+#include "support/diag/file_diagnostics.h"
 #include "support/diag/exit_code.h"
 #include "support/diag/render.h"
 #include "support/diag/report_format.h"
@@ -133,17 +134,6 @@ InputReport certify_module(const std::string& text, const std::string& file, uns
     const ir::OpSpec* spec = tables.find(op.name);
     if (!spec || spec->role == ir::OpRole::Collective) continue;
     std::vector<diag::Diagnostic> found = ir::check_attributes(op, *spec, *tables.table_of(op.name));
-    // A contraction without its dimension numbers: whether it is a weight
-    // gradient cannot be read, so it is an error where the op is, never
-    // "not a producer".
-    if (spec->role == ir::OpRole::Contraction)
-      for (const auto& [key, ks] : spec->attrs)
-        if (std::find(ks.kinds.begin(), ks.kinds.end(), ir::AttrKind::DotDims) != ks.kinds.end() && !op.attr(key) &&
-            !op.is_refused(key))
-          found.push_back(diag::error(op.loc, "input.attr.kind",
-                                      op.name + " lacks its '" + key + "' (the " + tables.table_of(op.name)->dialect +
-                                          " table gives it the kind " + ir::to_string(ir::AttrKind::DotDims) +
-                                          "), so fusecert cannot tell whether it produces a weight gradient"));
     for (auto& d : found) {
       const bool on = matters[op.id] || d.rule == "input.attr.kind";
       if (on) attr_errors.emplace_back(r.diags.size(), op.id);
@@ -315,15 +305,15 @@ std::variant<std::string, InputReport> read_input(const std::string& path) {
     // A symlink loop or a permission error is not "no such file": say why.
     InputReport r;
     r.file = path;
-    std::string why = ec && ec != std::errc::no_such_file_or_directory ? "cannot read: " + ec.message() : "no such file";
-    r.diags.push_back(diag::error(ir::Loc{path, 0, 0}, "input.unreadable", why));
+    std::string why = ec && ec != std::errc::no_such_file_or_directory ? ec.message() : "no such file";
+    r.diags.push_back(diag::unreadable(path, why));
     return r;
   }
   if (!std::filesystem::is_regular_file(st)) {
     // A FIFO, socket or device would block or never end (fixtures/bad: fifo.mlir).
     InputReport r;
     r.file = path;
-    r.diags.push_back(diag::error(ir::Loc{path, 0, 0}, "input.unreadable", "not a regular file"));
+    r.diags.push_back(diag::unreadable(path, "not a regular file"));
     return r;
   }
   auto size = std::filesystem::file_size(path, ec);
@@ -341,7 +331,7 @@ std::variant<std::string, InputReport> read_input(const std::string& path) {
   } catch (const std::exception& e) {
     InputReport r;
     r.file = path;
-    r.diags.push_back(diag::error(ir::Loc{path, 0, 0}, "input.unreadable", e.what()));
+    r.diags.push_back(diag::unreadable(path, e.what()));
     return r;
   }
   return text;
@@ -446,7 +436,7 @@ json input_json(const InputReport& in) {
 json loc_json(const ir::Loc& l) { return diag::to_json(l); }
 
 // The engine's JSON form plus the proposition (the rule's prefix), which
-// schema fusecert-certificate/2 carries.
+// schema fusecert-certificate/3 carries.
 json diag_json(const guards::Diagnostic& d) {
   json j = diag::to_json(d);
   j["proposition"] = proposition_of(d.rule);
@@ -489,11 +479,26 @@ std::string digest(json j) {
   return support::sha256_hex(j.dump(-1, ' ', false, json::error_handler_t::replace));
 }
 
+namespace {
+/// The --dialect tables in force: each one's dialect, path as given and the
+/// SHA-256 of its text (check-cert --ir needs the same tables).
+json dialect_tables_json() {
+  json a = json::array();
+  for (const ir::DialectTable* t : ir::dialects().user_tables())
+    a.push_back({{"dialect", t->dialect}, {"file", t->source}, {"sha256", t->sha256}});
+  return a;
+}
+}  // namespace
+
 json certificate(const InputReport& in, size_t i, const std::string& tool_version) {
   const guards::CandidateReport& c = in.candidates.at(i);
+  // The dialect whose table gives the producer its semantics (tessera, a
+  // --dialect table's, stablehlo), or null for an upstream op (linalg).
+  const ir::DialectTable* table = ir::dialects().table_of(c.producer_op);
   json cand = {{"index", i},
                {"function", c.function},
                {"form", ir::to_string(c.cand.form)},
+               {"dialect", table ? json(table->dialect) : json(nullptr)},
                {"producer",
                 {{"op", c.producer_op}, {"location", loc_json(c.producer_loc)}, {"result", c.cand.result_no}}}};
   if (!c.consumer_op.empty())
@@ -513,6 +518,7 @@ json certificate(const InputReport& in, size_t i, const std::string& tool_versio
             {"tool", {{"name", "fusecert"}, {"version", tool_version}}},
             {"solver", {{"name", "z3"}, {"version", z3_version()}}},
             {"input", input_json(in)},
+            {"dialects", dialect_tables_json()},
             {"candidate", cand},
             {"verdict", c.verdict},
             {"assumptions", assumed},

@@ -19,7 +19,10 @@
 
 namespace fusecert::cert {
 
-inline constexpr const char* kSchema = "fusecert-certificate/2";
+/// Version 3 records the --dialect tables (`dialects`) and names a table
+/// dialect's candidate form `table` with its `candidate.dialect` (version 2
+/// called it `tessera`, whatever the dialect); docs/certificates.md.
+inline constexpr const char* kSchema = "fusecert-certificate/3";
 
 /// Largest certificate check-cert reads (bytes); a larger file is refused
 /// before it is read (a 1 GB claim took 5.2 GB of memory to parse). The
@@ -140,6 +143,11 @@ struct CheckOutcome {
   /// Why --ir was not enough to re-derive it (MissingInput): its queries
   /// were re-run as without --ir.
   std::string missing_input;
+  /// Why the --dialect tables of this run are not the ones the certificate
+  /// records (a recorded table missing, or one given that it does not
+  /// record): it was not re-derived (also in missing_input). A recorded
+  /// dialect given with another SHA-256 is a problem instead (invalid).
+  std::string dialects;
   /// Why this fusecert cannot read the certificate at all: it is of another
   /// format version (non-empty: status "unreadable", an input error, exit 2).
   /// Nothing in it was checked.

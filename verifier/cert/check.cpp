@@ -16,6 +16,7 @@
 #include "verifier/cert/check_proposition.h"
 #include "verifier/guards/assumptions.h"
 #include "verifier/guards/obligations.h"
+#include "verifier/ir/dialect_table.h"
 #include "verifier/report/report.h"
 #include "verifier/smt/query.h"
 #include "verifier/smt/whitelist.h"
@@ -188,7 +189,9 @@ std::optional<std::string> other_format_version(const json& j) {
   };
   if (auto why = other("schema", kSchema, "certify (or validate) the input again")) return why;
   const std::string id = j.contains("id") && j["id"].is_string() ? " " + j["id"].get<std::string>() : " ID";
-  return other("format", kPropositionFormat, "re-run fusecert prove" + id + " --certify");
+  const std::string remedy = "re-run fusecert prove" + id + " --certify";
+  if (auto why = other("schema", kPropositionFormat, remedy)) return why;
+  return other("format", kPropositionFormat, remedy);  // versions 1 and 2 named it under `format`
 }
 
 void record_open_answers(const json& rederived, CheckOutcome& out) {
@@ -232,11 +235,21 @@ std::vector<std::string> validate(const json& j) {
             !j["input"]["split"]["line"].is_number_unsigned() || j["input"]["split"]["line"].get<uint64_t>() < 1 ||
             j["input"]["split"].size() != 2))
     p.push_back("input.split needs exactly index (integer >= 0) and line (integer >= 1)");
+  if (!has(j, "dialects", json::value_t::array)) {
+    p.push_back("dialects must be an array (the --dialect tables; empty when none)");
+  } else {
+    for (const json& t : j["dialects"])
+      if (!t.is_object() || t.size() != 3 || !has_str(t, "dialect") || !has_str(t, "file") || !has_str(t, "sha256") ||
+          t["sha256"].get<std::string>().size() != 64)
+        p.push_back("each dialects entry needs exactly dialect, file and a 64-hex-digit sha256");
+  }
   if (!j.contains("candidate") || !j["candidate"].is_object()) {
     p.push_back("candidate missing");
   } else {
     const json& c = j["candidate"];
     if (!has_num(c, "index") || !has_str(c, "function") || !has_str(c, "form")) p.push_back("candidate needs index, function, form");
+    if (!c.contains("dialect") || !(c["dialect"].is_null() || c["dialect"].is_string()))
+      p.push_back("candidate.dialect must be a string or null");
     if (!c.contains("producer") || !has_str(c["producer"], "op") || !has_num(c["producer"], "result"))
       p.push_back("candidate.producer needs op, location, result");
     else
@@ -379,6 +392,45 @@ std::vector<OpenAnswer> open_answers(const json& obligations, bool structural) {
 
 namespace {
 
+/// Why the --dialect tables in force are not the ones a certificate records
+/// (`recorded`: its schema-checked `dialects`). `differs`: a recorded
+/// dialect is in force with another SHA-256 (another table: the
+/// certificate's semantics are not these, invalid); otherwise a recorded
+/// table is not in force, or one in force is not recorded (not re-derived).
+struct TablesDiffer {
+  bool differs = false;
+  std::string text;
+};
+std::optional<TablesDiffer> dialect_tables_differ(const json& recorded) {
+  const std::vector<const ir::DialectTable*> mine = ir::dialects().user_tables();
+  auto listed = [](const json& t) {
+    return t["file"].get<std::string>() + " (dialect " + t["dialect"].get<std::string>() + ", sha256 " +
+           t["sha256"].get<std::string>() + ")";
+  };
+  for (const json& t : recorded) {
+    const ir::DialectTable* have = nullptr;
+    for (const ir::DialectTable* m : mine)
+      if (m->dialect == t["dialect"].get<std::string>()) have = m;
+    if (!have)
+      return TablesDiffer{false, "it was written with the dialect table " + listed(t) +
+                                     ", which this run does not have: pass the same table with --dialect to "
+                                     "re-derive it"};
+    if (have->sha256 != t["sha256"].get<std::string>())
+      return TablesDiffer{true, "dialect table mismatch: --dialect " + have->source + " (sha256 " + have->sha256 +
+                                    ") is not the table this certificate was written with, " + listed(t)};
+  }
+  for (const ir::DialectTable* m : mine) {
+    bool recorded_too = false;
+    for (const json& t : recorded) recorded_too |= t["dialect"].get<std::string>() == m->dialect;
+    if (!recorded_too)
+      return TablesDiffer{false, "this run has --dialect " + m->source + " (dialect " + m->dialect +
+                                     "), which the certificate was not written with (it records " +
+                                     std::to_string(recorded.size()) +
+                                     " table(s)): re-derive it with exactly the certificate's tables"};
+  }
+  return std::nullopt;
+}
+
 /// With the input: re-derive every obligation through certify's own path
 /// and compare with the certificate's before any solver sees the
 /// certificate's text — which no solver ever sees. Only the regenerated
@@ -398,6 +450,20 @@ bool rederive(const json& j, const std::pair<std::string, std::string>& ir, cons
     return true;
   }
   out.checked.push_back("input sha256");
+  // The re-derivation runs under the tables in force (the built-in ones and
+  // check-cert's own --dialect): they must be the certificate's. Nothing is
+  // read from the paths the certificate records (they are input); the user
+  // passes the tables, and their SHA-256 decides.
+  if (auto why = dialect_tables_differ(j["dialects"])) {
+    if (why->differs) {
+      bad(why->text);
+      return true;
+    }
+    out.dialects = why->text;
+    out.missing_input = why->text;
+    return false;
+  }
+  if (!j["dialects"].empty()) out.checked.push_back("dialect tables sha256");
   // The facts certify assumed (--assume) are part of what was proven: a
   // re-derivation under others proves something else. Each recorded
   // assumption must be in force with the same value (fail closed).
@@ -506,7 +572,9 @@ bool rederive(const json& j, const std::pair<std::string, std::string>& ir, cons
     for (auto& [k, v] : j.items()) keys.insert(k);
     for (auto& [k, v] : again.items()) keys.insert(k);
     for (const auto& k : keys) {
-      if (k == "digest" || k == "obligations" || k == "candidate" || k == "verdict") continue;
+      // dialects: compared above by dialect and SHA-256 (the path a table
+      // was given by may differ between the two runs).
+      if (k == "digest" || k == "obligations" || k == "candidate" || k == "verdict" || k == "dialects") continue;
       if (j.value(k, json()) != again.value(k, json())) differs.push_back("'" + k + "' differs from a re-derivation on the input");
     }
   }
@@ -647,7 +715,7 @@ CheckOutcome check_certificate(const std::string& cert_text,
       const bool generic = cons.is_object() && cons.value("op", std::string()) == "linalg.generic" &&
                            cons.contains("recognized_as") && cons["recognized_as"].is_string() &&
                            !cons["recognized_as"].get<std::string>().empty();
-      if (!form) bad("candidate.form " + j["candidate"]["form"].dump() + " is not linalg, tessera, bufferized, fused or dag");
+      if (!form) bad("candidate.form " + j["candidate"]["form"].dump() + " is not linalg, table, bufferized, fused or dag");
       if (cons.is_null()) bad("a legal certificate needs a consumer");
       for (const auto& spec : guards::kObligations)
         if ((spec.required & form) && (!spec.generic_consumer || generic) && !ids.count(guards::required_id(spec)))

@@ -1,5 +1,5 @@
 // check-cert for `fusecert prove --certify` output
-// (format fusecert-proposition-certificate/2, docs/prover.md): a
+// (schema fusecert-proposition-certificate/3, docs/prover.md): a
 // proposition's obligations with their SMT-LIB2 text. Checked like a
 // legality certificate (fields, query whitelist, digest, every unsat answer's
 // premise check recorded: non-vacuity), then re-derived: the same prover
@@ -25,7 +25,7 @@ namespace fusecert::cert {
 using nlohmann::json;
 
 bool is_proposition_certificate(const json& j) {
-  return j.is_object() && j.contains("format") && j["format"] == kPropositionFormat;
+  return j.is_object() && j.contains("schema") && j["schema"] == kPropositionFormat;
 }
 
 namespace {
@@ -214,7 +214,7 @@ CheckOutcome check_proposition_certificate(const json& j, const Solver& solver, 
           "' differs from a re-run of the prover");
     }
   }
-  for (const char* k : {"statement", "expected", "params", "z3_version", "format"})
+  for (const char* k : {"statement", "expected", "params", "z3_version", "schema"})
     if (again[k] != j[k]) bad(std::string("'") + k + "' differs from the rules file's");
   // The counterexample, like the verdict, follows from the answers.
   if (!undecided && again["counterexample"] != j["counterexample"]) bad("'counterexample' differs from the rules file's");

@@ -4,14 +4,15 @@
 #pragma once
 #include <nlohmann/json.hpp>
 
+#include "support/diag/report_format.h"
 #include "verifier/cert/certify.h"
 
 namespace fusecert::cert {
 
-/// The `format` of a proposition certificate (verifier/report/json.cpp writes it).
-inline constexpr const char* kPropositionFormat = "fusecert-proposition-certificate/2";
+/// The `schema` of a proposition certificate (verifier/report/json.cpp writes it).
+inline constexpr const char* kPropositionFormat = diag::kPropositionCertificateFormat;
 
-/// Whether `j` is a proposition certificate (by its `format`).
+/// Whether `j` is a proposition certificate of this version (by its `schema`).
 bool is_proposition_certificate(const nlohmann::json& j);
 
 /// Checks the fields, re-runs every obligation's SMT-LIB2 with `solver`

@@ -50,7 +50,7 @@ struct Produced {
 
 }  // namespace
 
-std::vector<std::string> verify_diagnostics(const std::vector<Expectation>& expected, const InputReport& r) {
+std::vector<diag::Diagnostic> verify_diagnostics(const std::vector<Expectation>& expected, const InputReport& r) {
   std::vector<Produced> got;
   auto add = [&](const guards::Diagnostic& d) {
     got.push_back({diag::to_string(d.severity), d.message, d.loc});
@@ -59,11 +59,13 @@ std::vector<std::string> verify_diagnostics(const std::vector<Expectation>& expe
   for (const auto& d : r.diags) add(d);
   for (const auto& c : r.candidates)
     for (const auto& d : c.diags) add(d);
-  std::vector<std::string> problems;
+  std::vector<diag::Diagnostic> problems;
+  auto mismatch = [&](diag::Location at, std::string message) {
+    problems.push_back(diag::error(std::move(at), "verify.mismatch", std::move(message)));
+  };
   for (const auto& e : expected) {
     if (e.severity == "malformed") {
-      problems.push_back(r.file + ":" + std::to_string(e.written_at) + ": expected-" + e.kind +
-                         " comment without its {{text}}");
+      mismatch({r.file, e.written_at, 0}, "expected-" + e.kind + " comment without its {{text}}");
       continue;
     }
     bool found = false;
@@ -72,13 +74,10 @@ std::vector<std::string> verify_diagnostics(const std::vector<Expectation>& expe
         p.used = found = true;
         break;
       }
-    if (!found)
-      problems.push_back(r.file + ":" + std::to_string(e.line) + ": expected " + e.severity + " \"" + e.text +
-                         "\" was not produced");
+    if (!found) mismatch({r.file, e.line, 0}, "expected " + e.severity + " \"" + e.text + "\" was not produced");
   }
   for (const auto& p : got)
-    if (!p.used && p.severity == "error")
-      problems.push_back(p.loc.str() + ": unexpected error: " + p.message);
+    if (!p.used && p.severity == "error") mismatch(p.loc, "unexpected error: " + p.message);
   return problems;
 }
 

@@ -25,8 +25,9 @@ struct Expectation {
 /// "malformed".
 std::vector<Expectation> parse_expectations(const std::string& text, unsigned first_line);
 
-/// What does not match, one sentence each (`file:line: ...`); empty = all
-/// expectations met and no unexpected error.
-std::vector<std::string> verify_diagnostics(const std::vector<Expectation>& expected, const InputReport& r);
+/// What does not match, one error each at its line, rule `verify.mismatch`
+/// (as mlir-opt -verify-diagnostics: `expected error "…" was not produced`,
+/// `unexpected error: …`); empty = all expectations met and no unexpected error.
+std::vector<diag::Diagnostic> verify_diagnostics(const std::vector<Expectation>& expected, const InputReport& r);
 
 }  // namespace fusecert::cert

@@ -9,6 +9,7 @@
 
 #include "verifier/guards/guards.h"
 #include "verifier/ir/dialect_table.h"
+#include "verifier/ir/table_reads.h"
 #include "verifier/smt/arith.h"
 
 namespace fusecert::guards {
@@ -56,6 +57,7 @@ void guard_k_whole(GuardContext& g) {
   const std::string id = "P1.k_whole";
   const std::string claim = "no split-K: the K (token) reduction stays whole inside the producer";
   unsigned splits = 1;
+  int split_at = -1;  // the op that sums the partial products, when K is split
   std::string evidence;
   std::string accum = "f32";
   if (g.c.grad >= 0 && (g.m.values[g.c.grad].type.elem == "bf16" || g.m.values[g.c.grad].type.elem == "f16"))
@@ -65,74 +67,47 @@ void guard_k_whole(GuardContext& g) {
   const std::string k_split = ir::key_of(p, "split_k"), k_whole = ir::key_of(p, "k_whole");
   if (const ir::Attr* np = p.attr(k_policy); np && np->get(k_accum)) accum = np->get(k_accum)->text;
 
-  // The table path: the producer's table entry declares the key whose
-  // meaning is k_whole (Tessera: tessera.full_k). An entry that declares
-  // none (StableHLO's dot_general: its dimension numbers show the whole
-  // contraction) is read from the IR like an upstream contraction.
-  const bool declares = g.facts.producer_spec && g.facts.producer_spec->attrs.count(k_whole);
-  if (declares && (p.is_refused(k_split) || p.is_refused(k_whole))) {
-    // Refused at the attribute boundary (split_k = 4 : index,
-    // tessera.full_k = 3 : i64): its input.attr.* error says why; the guard
-    // does not read it (F6 of the #15 acceptance run: P1 read a refused
-    // split_k and called the candidate illegal).
-    const std::string key = p.is_refused(k_split) ? k_split : k_whole;
-    g.structural(id, claim, "missing",
-                 "attribute '" + key + "' on " + p.name + " at " + p.loc.str() +
-                     " was refused at the attribute boundary (input.attr.*): fusecert does not read it");
-    return;
-  }
+  // The table path: the producer's table entry declares the keys whose
+  // meanings are k_whole and split_k (Tessera: tessera.full_k, split_k),
+  // read once by ir::k_split (verifier/ir/table_reads.h). An entry that
+  // declares neither (StableHLO's dot_general: its dimension numbers show
+  // the whole contraction) is read from the IR like an upstream contraction.
+  const ir::KSplit ks = g.facts.producer_spec ? ir::k_split(g.m, p, *g.facts.producer_spec) : ir::KSplit{};
+  const bool declares = ks.declared_by_table;
   if (declares) {
-    const ir::Attr* sk = p.attr(k_split);
-    const ir::Attr* fk = p.attr(k_whole);
-    // The k_whole key (Tessera: tessera.full_k) is a unit attribute, a
-    // boolean or an index: unit / true = K whole, false = K not whole
-    // (illegal), an index = the K extent the op reduces whole (Tessera's
-    // tiling stamps `tessera.full_k = K : index`),
-    // cross-checked against the contraction's token axis (X is [K, M]); any
-    // other value is not one fusecert can read (fail closed, never "present
-    // means whole").
-    const bool fk_index = fk && fk->kind == ir::Attr::Kind::Int && fk->index && fk->fits;
-    // The K-major operand: the entry's X (a fused op) or A (a contraction
-    // read transposed), never a fixed position.
-    const int x_pos = g.facts.producer_spec->operand("X") >= 0 ? g.facts.producer_spec->operand("X")
-                                                                : g.facts.producer_spec->operand("A");
-    if (fk_index && x_pos >= 0 && static_cast<size_t>(x_pos) < p.operands.size()) {
-      const ir::Type& x = g.m.values[p.operands[x_pos]].type;
-      const int64_t k = x.shape.empty() ? -1 : x.shape[0];
-      if (k >= 0 && static_cast<int64_t>(fk->num) != k) {
+    using S = ir::KSplit::State;
+    switch (ks.state) {
+      case S::Refused:
+        // Refused at the attribute boundary (split_k = 4 : index,
+        // tessera.full_k = 3 : i64): its input.attr.* error says why; the
+        // guard does not read it (F6 of the #15 acceptance run: P1 read a
+        // refused split_k and called the candidate illegal).
         g.structural(id, claim, "missing",
-                     k_whole + " = " + fk->text + " on " + p.name + ", but its K (token) extent is " +
-                         std::to_string(k) + " (" + x.text + ")");
-        g.error("P1", id, p.loc,
-                k_whole + " = " + fk->text + " states a K extent of " +
-                    std::to_string(static_cast<long long>(fk->num)) + ", but the contraction reduces K = " +
-                    std::to_string(k) + " (" + x.text + "): fusecert cannot tell whether K is reduced whole");
+                     "attribute '" + ks.key + "' on " + p.name + " at " + p.loc.str() +
+                         " was refused at the attribute boundary (input.attr.*): fusecert does not read it");
         return;
-      }
-    }
-    if (fk && !fk_index && fk->kind != ir::Attr::Kind::Unit && fk->kind != ir::Attr::Kind::Bool) {
-      g.structural(id, claim, "missing", k_whole + " = " + fk->text + " on " + p.name + " is not a unit attribute or a boolean");
-      g.error("P1", id, p.loc,
-              k_whole + " = " + fk->text + " is not a unit attribute, true, false or an index: fusecert cannot tell "
-              "whether K is reduced whole");
-      return;
-    }
-    const bool fk_false = fk && fk->kind == ir::Attr::Kind::Bool && fk->num == 0;
-    if (fk_false) {
-      splits = sk && sk->kind == ir::Attr::Kind::Int && sk->num > 1 ? static_cast<unsigned>(sk->num) : 2;
-      evidence = k_whole + " = false on " + p.name + ": the K reduction is not whole inside the op";
-    } else if (sk && sk->kind == ir::Attr::Kind::Int && sk->num > 1) {
-      splits = static_cast<unsigned>(sk->num);
-      evidence = k_split + " = " + std::to_string(splits) + " on " + p.name;
-    } else if (sk || fk) {
-      evidence = sk ? k_split + " = " + sk->text + " on " + p.name : k_whole + " on " + p.name;
-    } else if (g.c.form == ir::Form::Fused) {
-      evidence = p.name + " declares no " + k_split + ": K is reduced inside the fused op";
-    } else {
-      g.require(p, k_whole, "P1", id,
-                "declare " + k_whole + " when K is reduced whole inside the op, or " + k_split +
-                    " = N when it is split");
-      return;
+      case S::Unreadable:
+        // A value the kind allows that says nothing fusecert can use: an
+        // index that is not the op's K, split_k = 0 (fail closed, never
+        // "present means whole").
+        g.structural(id, claim, "missing", ks.evidence);
+        g.error("P1", id, p.loc, ks.why);
+        return;
+      case S::NotWhole:
+      case S::Split:
+        splits = ks.splits;
+        evidence = ks.evidence;
+        break;
+      case S::Whole: evidence = ks.evidence; break;
+      case S::Undeclared:
+        if (g.c.form == ir::Form::Fused) {
+          evidence = p.name + " declares no " + k_split + ": K is reduced inside the fused op";
+          break;
+        }
+        g.require(p, k_whole, "P1", id,
+                  "declare " + k_whole + " when K is reduced whole inside the op, or " + k_split +
+                      " = N when it is split");
+        return;
     }
   } else if (g.c.split_reduce >= 0) {
     const auto& part = g.m.values[p.results.at(0)].type;
@@ -147,16 +122,31 @@ void guard_k_whole(GuardContext& g) {
     splits = 2;
     evidence = "split-K over a loop: " + p.name + " at " + p.loc.str() + " accumulates into the iteration argument of " +
                loop.name + " at " + loop.loc.str() + ", which sums one partial product per iteration";
+  } else if (g.c.form == ir::Form::Dag && g.facts.dag && !g.facts.dag->split_partners.empty()) {
+    // Split-K written out: contractions over other token slices of the same
+    // X and dY summed into the gradient (ir::split_partner, by the slices'
+    // semantics, whatever the ops are called).
+    const ir::Dag& dag = *g.facts.dag;
+    splits = static_cast<unsigned>(dag.split_partners.size() + 1);
+    split_at = dag.split_at;
+    std::string others;
+    for (int c : dag.split_partners)
+      others += (others.empty() ? "" : ", ") + g.m.ops[c].name + " at " + g.m.ops[c].loc.str();
+    evidence = "split-K: " + p.name + " at " + p.loc.str() + " contracts a token-axis slice of its operands; " +
+               others + " contract" + (dag.split_partners.size() == 1 ? "s" : "") +
+               " other token slices of the same operands, summed into the gradient by " + g.m.ops[split_at].name +
+               " at " + g.m.ops[split_at].loc.str();
   } else {
     evidence = p.name + " reduces its whole K dimension in one op";
   }
+  if (split_at < 0) split_at = g.c.split_reduce;
   if (splits > 1) {
     g.structural(id, claim, "violated", evidence);
     const ir::Attr* fk = declares ? p.attr(k_whole) : nullptr;
     const bool declared_false = fk && fk->kind == ir::Attr::Kind::Bool && fk->num == 0;
-    auto& d = g.error("P1", id, g.c.split_reduce >= 0 ? g.m.ops[g.c.split_reduce].loc
-                                : g.c.k_loop >= 0    ? g.m.ops[g.c.k_loop].loc
-                                                     : p.loc,
+    auto& d = g.error("P1", id, split_at >= 0 ? g.m.ops[split_at].loc
+                                : g.c.k_loop >= 0 ? g.m.ops[g.c.k_loop].loc
+                                                  : p.loc,
                       declared_false
                           ? "cannot fuse the optimizer into the weight-gradient epilogue: the producer declares " +
                                 k_whole + " = false, so no tile holds the finished gradient before the K reduction "

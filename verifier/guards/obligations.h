@@ -15,11 +15,11 @@ namespace fusecert::guards {
 
 /// Candidate forms, as bits (ir::Form order).
 inline constexpr unsigned kLinalg = 1u << static_cast<unsigned>(ir::Form::Linalg),
-                          kTessera = 1u << static_cast<unsigned>(ir::Form::Tessera),
+                          kTable = 1u << static_cast<unsigned>(ir::Form::Table),
                           kBufferized = 1u << static_cast<unsigned>(ir::Form::Bufferized),
                           kFused = 1u << static_cast<unsigned>(ir::Form::Fused),
                           kDag = 1u << static_cast<unsigned>(ir::Form::Dag);
-inline constexpr unsigned kAllForms = kLinalg | kTessera | kBufferized | kFused | kDag;
+inline constexpr unsigned kAllForms = kLinalg | kTable | kBufferized | kFused | kDag;
 /// A `fusecert validate` certificate (form fused, consumer recognised as
 /// "translation-validation"): it carries the per-result equivalence queries
 /// instead of the guards' obligations.
@@ -39,6 +39,7 @@ struct ObligationSpec {
 inline constexpr ObligationSpec kObligations[] = {
     {"P1.consumer_is_optimizer", false, "smt", "unsat", true, kLinalg | kBufferized, true},
     {"P1.single_use", false, "structural", "holds", true, kAllForms, false},
+    {"P1.single_producer", false, "structural", "holds", true, kDag, false},
     {"P1.k_whole", false, "structural", "holds", true, kAllForms, false},
     {"P1.k_order", false, "smt", "unsat", true, kAllForms, false},
     {"P2.clip_scope", false, "structural", "holds", true, kAllForms, false},

@@ -45,43 +45,34 @@ void opaque_consumer(GuardContext& g, const std::string& id, const std::string& 
   d.notes.push_back(g.producer_note("weight-gradient producer here"));
 }
 
-/// P1 on the consumer slice by dependence (the DAG form, and linalg on
-/// tensors): one producer, no second contraction summing into the gradient
-/// or reaching an updated value. What the slice computes is the other
-/// guards' business, never a name.
-void dag_single_use(GuardContext& g, const std::string& id, const std::string& claim, const std::string& gname) {
+/// P1.single_producer on a DAG consumer: the contractions summing into the
+/// gradient this step are the producer alone (or its split-K partners,
+/// which P1.k_whole judges).
+static void single_producer(GuardContext& g, const std::string& gname) {
   const auto& m = g.m;
-  // One producer: no second contraction sums into the gradient before the
-  // update (a tied weight, or split-K written out). The consumer is the
-  // DAG; what it computes is the other guards' business, never a name.
   const ir::Dag& dag = *g.facts.dag;
-  if (!dag.problem.empty()) {
-    g.structural(id, claim, "missing", "the consumer DAG cannot be followed: " + dag.problem);
-    g.error("P1", id, dag.problem_loc.line ? dag.problem_loc : g.producer().loc,
-            "cannot follow the consumer of " + gname + ": " + dag.problem +
-                "; fusecert does not guess what it computes, so the candidate is inconclusive")
-        .notes.push_back(g.producer_note("weight-gradient producer here"));
-    return;
-  }
+  const std::string id = "P1.single_producer";
+  const std::string claim = "one contraction produces the weight gradient: no contraction over other operands sums "
+                            "into it, and no other contraction reaches the updated values";
   if (dag.tied_at >= 0) {
     const ir::Op& at = m.ops[dag.tied_at];
     const ir::Op& other = m.ops[dag.tied_with];
     g.structural(id, claim, "violated",
                  at.name + " at " + at.loc.str() + " sums " + other.name + " at " + other.loc.str() +
-                     " into the gradient: two contractions produce W's gradient");
+                     " into the gradient: two contractions over different operands produce W's gradient");
     auto& d = g.error("P1", id, at.loc,
                       "cannot fuse the update into the weight-gradient epilogue: " + at.name + " sums a second "
-                      "contraction (" + other.name + " at " + other.loc.str() + ") into " + gname +
-                      " (a tied weight or a split K), so no single producer's tile holds the finished gradient");
+                      "contraction (" + other.name + " at " + other.loc.str() + ") over different operands into " +
+                      gname + " (a tied weight), so no single producer's tile holds the finished gradient");
     d.notes.push_back(g.producer_note("weight-gradient producer here; legal when one contraction (over the "
                                       "concatenated K) produces the gradient"));
     return;
   }
   if (dag.other_contraction >= 0) {
-    // Another contraction's result reaches an updated value by a path
-    // that is not a sum into the gradient (a product with it, a norm of
-    // it, through a reduction): no rule here decides how many producers
-    // that step has. Fail closed: inconclusive, never legal.
+    // Another contraction's result reaches an updated value by a path that
+    // is not a sum into the gradient (a product with it, a norm of it,
+    // through a reduction): no rule here decides how many producers that
+    // step has. Fail closed: inconclusive, never legal.
     const ir::Op& other = m.ops[dag.other_contraction];
     const std::string how = dag.other_reduced ? "through a reduction" : "element-wise, but not as a sum into it";
     g.structural(id, claim, "missing",
@@ -96,12 +87,15 @@ void dag_single_use(GuardContext& g, const std::string& id, const std::string& c
                                       "reaches the updated weight or state"));
     return;
   }
-  std::string outs;
-  for (const auto& o : dag.outputs) outs += (outs.empty() ? "" : ", ") + std::to_string(o.result_no);
+  if (!dag.split_partners.empty()) {
+    g.structural(id, claim, "holds",
+                 std::to_string(dag.split_partners.size()) + " other contraction(s) over token slices of the same "
+                 "operands sum into the gradient: one contraction split along K (judged by P1.k_whole)");
+    return;
+  }
   g.structural(id, claim, "holds",
                "one contraction: " + g.producer().name + " at " + g.producer().loc.str() +
-                   " produces the gradient, and no other contraction sums into it; its consumer is the "
-                   "element-wise DAG to the step's results " + outs);
+                   " produces the gradient, and no other contraction sums into it or reaches the updated values");
 }
 
 /// Whether P1 is decided on the dependence slice: always for the DAG form;
@@ -137,7 +131,27 @@ void guard_single_use(GuardContext& g) {
   const std::string gname = "the weight gradient (result " + std::to_string(c.result_no) + " of " +
                             g.producer().name + ")";
   if (uses_dag(g)) {
-    dag_single_use(g, id, claim, gname);
+    // The consumer is the DAG; what it computes is the other guards'
+    // business, never a name. Single use: the DAG could be followed.
+    // Single producer (the spec's "single producer" fact): no contraction
+    // over other operands sums into the gradient before the update (a tied
+    // weight); contractions over other token slices of the same X and dY
+    // are split-K, the K-whole guard's.
+    const ir::Dag& dag = *g.facts.dag;
+    if (!dag.problem.empty()) {
+      g.structural(id, claim, "missing", "the consumer DAG cannot be followed: " + dag.problem);
+      g.error("P1", id, dag.problem_loc.line ? dag.problem_loc : g.producer().loc,
+              "cannot follow the consumer of " + gname + ": " + dag.problem +
+                  "; fusecert does not guess what it computes, so the candidate is inconclusive")
+          .notes.push_back(g.producer_note("weight-gradient producer here"));
+      return;
+    }
+    std::string outs;
+    for (const auto& o : dag.outputs) outs += (outs.empty() ? "" : ", ") + std::to_string(o.result_no);
+    g.structural(id, claim, "holds",
+                 "the gradient's consumer is the element-wise DAG from " + g.producer().name + " at " +
+                     g.producer().loc.str() + " to the step's results " + outs + ", followed op by op");
+    single_producer(g, gname);
     // A declared optimizer is a hint, cross-checked against the body: one
     // the body is not proven to compute is a warning, never a verdict.
     if (c.form == ir::Form::Linalg && g.facts.recognition && !g.facts.recognition->declared.empty() &&

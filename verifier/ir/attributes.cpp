@@ -146,6 +146,17 @@ std::vector<diag::Diagnostic> check_attributes(const Op& op, const OpSpec& spec,
     }
     check(op, k, v, it->second, table, out);
   }
+  // A contraction without its dimension numbers: whether it is a weight
+  // gradient cannot be read, so it is an error where the op is, never "not a
+  // producer". (A key present but refused already has its kind error.)
+  if (spec.role == OpRole::Contraction)
+    for (const auto& [key, ks] : spec.attrs)
+      if (std::find(ks.kinds.begin(), ks.kinds.end(), AttrKind::DotDims) != ks.kinds.end() &&
+          std::none_of(op.attrs.begin(), op.attrs.end(), [&](const auto& a) { return a.first == key; }))
+        out.push_back(diag::error(op.loc, "input.attr.kind",
+                                  op.name + " lacks its '" + key + "' (the " + table.dialect +
+                                      " table gives it the kind " + to_string(AttrKind::DotDims) +
+                                      "), so fusecert cannot tell whether it produces a weight gradient"));
   return out;
 }
 

@@ -11,7 +11,7 @@ namespace fusecert::ir {
 std::string to_string(Form f) {
   switch (f) {
     case Form::Linalg: return "linalg";
-    case Form::Tessera: return "tessera";
+    case Form::Table: return "table";
     case Form::Bufferized: return "bufferized";
     case Form::Fused: return "fused";
     case Form::Dag: return "dag";
@@ -20,7 +20,7 @@ std::string to_string(Form f) {
 }
 
 std::optional<Form> form_from_string(const std::string& s) {
-  for (Form f : {Form::Linalg, Form::Tessera, Form::Bufferized, Form::Fused, Form::Dag})
+  for (Form f : {Form::Linalg, Form::Table, Form::Bufferized, Form::Fused, Form::Dag})
     if (to_string(f) == s) return f;
   return std::nullopt;
 }
@@ -377,7 +377,7 @@ std::vector<Candidate> find_candidates(const Module& m, std::vector<Candidate>* 
         out.push_back(c);
         continue;
       }
-      c.form = dialects().find(op.name) ? Form::Tessera : Form::Linalg;
+      c.form = dialects().find(op.name) ? Form::Table : Form::Linalg;
       if (!op.results.empty()) {
         c.result_no = 0;
         c.grad = op.results[0];

@@ -19,10 +19,12 @@
 
 namespace fusecert::ir {
 
+/// Table: a producer and an optimizer op of a dialect table (Tessera's, or
+/// a --dialect table's; the certificate records which, candidate.dialect).
 /// Dag: a contraction whose consumer is the element-wise DAG of table ops
 /// from the gradient to the function's results (StableHLO: dot_general and
 /// the ops optax's update lowers to; verifier/ir/dependence.h).
-enum class Form { Linalg, Tessera, Bufferized, Fused, Dag };
+enum class Form { Linalg, Table, Bufferized, Fused, Dag };
 std::string to_string(Form f);
 /// The form a certificate's `candidate.form` names (to_string's inverse), or nullopt.
 std::optional<Form> form_from_string(const std::string& s);

@@ -193,8 +193,14 @@ class Analyzer {
       }
     bool reads = false;
     for (const auto& o : outs) reads = reads || !o.reads.empty();
-    if (((spec && spec->role == OpRole::Contraction) || (!spec && is_linalg_contraction(op))) && !reads)
+    if (((spec && spec->role == OpRole::Contraction) || (!spec && is_linalg_contraction(op))) && !reads) {
+      // A split-K partner is the producer over other tokens: what its
+      // operands are computed from (the forward pass behind dY) is the
+      // producer's input, as the producer's own operands are, not a second
+      // contraction reaching the update.
+      if (d_.producer >= 0 && split_partner(m_, d_.producer, op.id)) from.clear();
       from[op.id] = false;
+    }
     for (auto& o : outs) o.contractions = from;
     return outs;
   }
@@ -512,20 +518,32 @@ class Analyzer {
           for (int v : r.via)
             for (auto& red : d_.reductions)
               if (red.op == v && red.full && !red.exact && red.pure_input && red.scales < 0) red.scales = op.id;
-    if (sums && d_.tied_at < 0) {
+    // A second contraction summed into the gradient: one operand reads the
+    // gradient element-wise (no reduction on the way), another is computed
+    // element-wise from a contraction without reading the gradient (through
+    // constants, arguments, layout or dtype changes). A contraction over
+    // other token slices of the producer's X and dY is a split of its K
+    // (split_partner), any other a second producer.
+    if (sums) {
       bool g_side = false;
-      int other = -1;
+      std::vector<int> others;
       for (const auto& in : ins) {
         if (!in.reads.empty() &&
             std::all_of(in.reads.begin(), in.reads.end(), [](const GradRead& r) { return r.via.empty(); }))
           g_side = true;
         else if (in.reads.empty())
           for (const auto& [c, reduced] : in.contractions)
-            if (!reduced && c != d_.producer && other < 0) other = c;
+            if (!reduced && c != d_.producer) others.push_back(c);
       }
-      if (g_side && other >= 0) {
-        d_.tied_at = op.id;
-        d_.tied_with = other;
+      for (int c : g_side ? others : std::vector<int>{}) {
+        if (d_.producer >= 0 && split_partner(m_, d_.producer, c)) {
+          if (std::find(d_.split_partners.begin(), d_.split_partners.end(), c) == d_.split_partners.end())
+            d_.split_partners.push_back(c);
+          if (d_.split_at < 0) d_.split_at = op.id;
+        } else if (d_.tied_at < 0) {
+          d_.tied_at = op.id;
+          d_.tied_with = c;
+        }
       }
     }
   }
@@ -643,6 +661,101 @@ bool depends_on(const Module& m, int value, int source) {
   return false;
 }
 
+std::optional<AxisWindow> axis_window(const Module& m, int v) {
+  if (v < 0 || v >= static_cast<int>(m.values.size()) || m.values[v].def_op < 0) return std::nullopt;
+  const Op& op = m.ops[m.values[v].def_op];
+  const OpSpec* s = dialects().find(op.name);
+  if (!s || (s->role != OpRole::Slice && s->role != OpRole::DynamicSlice) || op.operands.empty()) return std::nullopt;
+  const auto& in = m.values[op.operands[0]].type.shape;
+  const auto& out = m.values[v].type.shape;
+  const size_t r = in.size();
+  if (out.size() != r || std::any_of(in.begin(), in.end(), [](int64_t x) { return x < 0; })) return std::nullopt;
+  AxisWindow w;
+  w.base = op.operands[0];
+  auto ints = [&](const char* key) -> const std::vector<int64_t>* {
+    const Attr* a = op.attr(key);
+    return a && a->kind == Attr::Kind::Ints && a->ints.size() == r ? &a->ints : nullptr;
+  };
+  if (s->role == OpRole::Slice) {
+    // result[i] = operand[start + i * stride], extent ceil((limit - start) / stride).
+    const auto *start = ints("start_indices"), *limit = ints("limit_indices"), *stride = ints("strides");
+    if (!start || !limit || !stride) return std::nullopt;
+    for (size_t k = 0; k < r; ++k) {
+      const int64_t a = (*start)[k], b = (*limit)[k], st = (*stride)[k];
+      if (a < 0 || a > b || b > in[k] || st < 1 || out[k] != (b - a + st - 1) / st) return std::nullopt;
+      if (a == 0 && b == in[k] && st == 1) continue;  // this dimension whole
+      if (w.axis >= 0) return std::nullopt;             // sliced along two axes
+      w.axis = static_cast<int>(k);
+      w.known = true;
+      w.start = a;
+      w.limit = b;
+      w.stride = st;
+    }
+    return w.axis >= 0 ? std::optional<AxisWindow>(w) : std::nullopt;
+  }
+  // dynamic_slice(operand, start_0 .. start_{r-1}): result[i] = operand[s + i],
+  // s_k = clamp(start_k, 0, extent_k - slice_sizes[k]).
+  const auto* sizes = ints("slice_sizes");
+  if (!sizes || op.operands.size() != r + 1) return std::nullopt;
+  for (size_t k = 0; k < r; ++k) {
+    const int64_t n = (*sizes)[k];
+    if (n < 0 || n > in[k] || out[k] != n) return std::nullopt;
+    if (n == in[k]) continue;  // whole: the clamp makes its start 0
+    if (w.axis >= 0) return std::nullopt;
+    w.axis = static_cast<int>(k);
+    w.size = n;
+    const int sv = op.operands[k + 1];
+    const int def = m.values[sv].def_op;
+    const Attr* c = def >= 0 && dialects().find(m.ops[def].name) &&
+                            dialects().find(m.ops[def].name)->role == OpRole::Constant
+                        ? m.ops[def].attr("value")
+                        : nullptr;
+    const Type& st = m.values[sv].type;
+    const bool int_scalar = st.shape.empty() && !st.elem.empty() && (st.elem[0] == 'i' || st.elem[0] == 'u') &&
+                            st.elem != "index";
+    if (c && c->kind == Attr::Kind::Elements && c->splat && int_scalar) {
+      w.known = true;
+      w.start = std::clamp(static_cast<int64_t>(c->num), int64_t{0}, in[k] - n);
+      w.limit = w.start + n;
+      w.stride = 1;
+    } else {
+      w.start_value = sv;
+    }
+  }
+  return w.axis >= 0 ? std::optional<AxisWindow>(w) : std::nullopt;
+}
+
+bool split_partner(const Module& m, int producer, int other) {
+  if (producer == other) return false;
+  struct Side {
+    AxisWindow lhs, rhs;
+  };
+  auto sides = [&](int id) -> std::optional<Side> {
+    const Op& op = m.ops[id];
+    const OpSpec* s = dialects().find(op.name);
+    const Attr* a = op.attr("dot_dimension_numbers");
+    std::string why;
+    std::optional<DotDimensions> dd = s && s->role == OpRole::Contraction && a ? parse_dot_dimensions(*a, why)
+                                                                              : std::nullopt;
+    if (!dd || op.operands.size() != 2 || !dd->lhs_batching.empty() || !dd->rhs_batching.empty() ||
+        dd->lhs_contracting.size() != 1 || dd->rhs_contracting.size() != 1)
+      return std::nullopt;
+    std::optional<AxisWindow> l = axis_window(m, op.operands[0]), r = axis_window(m, op.operands[1]);
+    if (!l || !r || l->axis != dd->lhs_contracting[0] || r->axis != dd->rhs_contracting[0]) return std::nullopt;
+    // The same tokens on both sides: X's rows and dY's rows of one window.
+    AxisWindow lw = *l, rw = *r;
+    lw.base = rw.base = -1;
+    lw.axis = rw.axis = 0;
+    if (!(lw == rw)) return std::nullopt;
+    if (m.values[l->base].type.shape[l->axis] != m.values[r->base].type.shape[r->axis]) return std::nullopt;
+    return Side{*l, *r};
+  };
+  const std::optional<Side> p = sides(producer), o = sides(other);
+  if (!p || !o) return false;
+  return p->lhs.base == o->lhs.base && p->rhs.base == o->rhs.base && p->lhs.axis == o->lhs.axis &&
+         p->rhs.axis == o->rhs.axis && !(p->lhs == o->lhs);
+}
+
 std::string to_text(const AffineMap& m) {
   std::string s = "(";
   for (unsigned d = 0; d < m.num_dims; ++d) s += (d ? ", d" : "d") + std::to_string(d);
@@ -736,7 +849,8 @@ Dag analyze_dag(const Module& m, int func, int grad) {
     if (d.tied_at < 0)
       for (const auto& o : d.outputs) {
         for (const auto& [c, reduced] : o.dep.contractions)
-          if (c != d.producer) {
+          if (c != d.producer && std::find(d.split_partners.begin(), d.split_partners.end(), c) ==
+                                     d.split_partners.end()) {
             d.other_contraction = c;
             d.other_output = o.result_no;
             d.other_reduced = reduced;

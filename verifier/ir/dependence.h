@@ -15,6 +15,7 @@
 // the gradient).
 #pragma once
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -84,7 +85,13 @@ struct Dag {
   std::vector<Reduction> reductions;
   int producer = -1;           ///< the contraction whose result `grad` is (directly or transposed)
   int tied_at = -1;            ///< an op summing a second contraction into the gradient (element-wise)
-  int tied_with = -1;          ///< ... that contraction (op id)
+  int tied_with = -1;          ///< ... that contraction (op id), over operands other than the producer's
+  /// Split-K written out: the contractions (op ids) summed element-wise into
+  /// the gradient that contract token-axis slices of the same X and dY as
+  /// the producer (split_partner), and the first op summing one in. They
+  /// are one contraction over K in partial sums, not a second producer.
+  std::vector<int> split_partners;
+  int split_at = -1;
   /// Another contraction (op id) whose result reaches a result of the step
   /// that reads the gradient, by a path other than a sum into the gradient
   /// (a product with it, a norm of it, ...): fusecert does not decide what
@@ -99,6 +106,34 @@ struct Dag {
   Loc problem_loc;
   const Reduction* reduction(int op) const;
 };
+
+/// A value read along one axis only: `base` sliced (stablehlo.slice, or
+/// dynamic_slice) on dimension `axis`, every other dimension whole. The
+/// window is [start, limit) by `stride` when the start is known (a slice, or
+/// a dynamic_slice whose start is a constant, clamped as the op clamps it),
+/// else the dynamic start value `start_value` and the size.
+struct AxisWindow {
+  int base = -1;
+  int axis = -1;
+  bool known = false;
+  int64_t start = 0, limit = 0, stride = 1;
+  int start_value = -1;
+  int64_t size = 0;
+  bool operator==(const AxisWindow&) const = default;
+};
+
+/// `v` as a window of a larger value along one axis (by its defining op's
+/// table role), or nullopt: not a slice, a slice along several axes, or a
+/// slice that takes a whole dimension everywhere.
+std::optional<AxisWindow> axis_window(const Module& m, int v);
+
+/// Whether contraction `other` is the producer's contraction over another
+/// part of the same K: each of the two contracts, on each side, a window
+/// along its one contracting axis of the same base value as the other's
+/// (X of X, dY of dY), with equal token windows on its two sides (the same
+/// tokens of X and dY), and the two windows differ (stablehlo.slice /
+/// dynamic_slice semantics). Two contractions over other operands are not.
+bool split_partner(const Module& m, int producer, int other);
 
 /// Analyses the step function holding `grad` (a value of function `func`).
 /// Never throws on hostile input: what it cannot follow is `problem`.

@@ -7,6 +7,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "support/sha256.h"
 #include "verifier/ir/builtin_dialects.h"
 #include "verifier/ir/model.h"
 #include "verifier/ir/recognize.h"
@@ -29,6 +30,8 @@ std::string to_string(OpRole r) {
     case OpRole::Reduce: return "reduce";
     case OpRole::Constant: return "constant";
     case OpRole::Return: return "return";
+    case OpRole::Slice: return "slice";
+    case OpRole::DynamicSlice: return "dynamic_slice";
   }
   return "?";
 }
@@ -75,7 +78,7 @@ const std::vector<std::string>& meanings() {
   static const std::vector<std::string> m = {
       "k_whole", "split_k", "transposeA", "numeric_policy", "accum", "storage", "state_dtype", "grad_clip_scope",
       "routing", "state_locality", "lr", "beta1", "beta2", "eps", "weight_decay", "step", "momentum", "grad_clip_scale",
-      "reduction", "op", "axis", "ranks", "scatter_dim"};
+      "reduction", "op", "axis", "ranks", "scatter_dim", "epilogue"};
   return m;
 }
 
@@ -181,13 +184,14 @@ OpRole role_of(const YAML::Node& n, const std::string& source, const std::string
       {"add", OpRole::Add},                 {"clip", OpRole::Clip},           {"decay", OpRole::Decay},
       {"collective", OpRole::Collective},   {"elementwise", OpRole::Elementwise}, {"broadcast", OpRole::Broadcast},
       {"transpose", OpRole::Transpose},     {"reshape", OpRole::Reshape},         {"reduce", OpRole::Reduce},
-      {"constant", OpRole::Constant},       {"return", OpRole::Return}};
+      {"constant", OpRole::Constant},       {"return", OpRole::Return},           {"slice", OpRole::Slice},
+      {"dynamic_slice", OpRole::DynamicSlice}};
   const std::string s = n.as<std::string>();
   auto it = roles.find(s);
   if (it == roles.end())
     bad(source, n, where, "unknown role '" + s +
                            "' (known: contraction, optimizer, fused, add, clip, decay, collective, elementwise, "
-                           "broadcast, transpose, reshape, reduce, constant, return)");
+                           "broadcast, transpose, reshape, reduce, constant, return, slice, dynamic_slice)");
   return it->second;
 }
 
@@ -207,7 +211,7 @@ const std::vector<std::string>& operand_roles(OpRole r) {
   static const std::vector<std::string> decay = {"m", "v", "B"};
   static const std::vector<std::string> collective = {"x"};
   static const std::vector<std::string> structural = {"operand", "lhs", "rhs", "min", "max", "pred",
-                                                      "on_true", "on_false", "input", "init"};
+                                                      "on_true", "on_false", "input", "init", "start"};
   switch (r) {
     case OpRole::Contraction: return contraction;
     case OpRole::Optimizer: return optimizer;
@@ -427,6 +431,13 @@ void DialectTables::add(DialectTable t) {
   tables_.push_back(std::move(t));
 }
 
+std::vector<const DialectTable*> DialectTables::user_tables() const {
+  std::vector<const DialectTable*> out;
+  for (const auto& t : tables_)
+    if (!t.sha256.empty()) out.push_back(&t);
+  return out;
+}
+
 const OpSpec* DialectTables::find(const std::string& op_name) const {
   for (const auto& t : tables_)
     if (const OpSpec* s = t.find(op_name)) return s;
@@ -460,7 +471,9 @@ DialectTables& in_force() {
 const DialectTables& dialects() { return in_force(); }
 
 void add_dialect_table(const std::string& yaml_text, const std::string& source) {
-  in_force().add(parse_dialect_table(yaml_text, source));
+  DialectTable t = parse_dialect_table(yaml_text, source);
+  t.sha256 = support::sha256_hex(yaml_text);
+  in_force().add(std::move(t));
 }
 
 const OpSpec* spec_of(const Op& op) { return dialects().find(op.name); }

@@ -18,7 +18,14 @@ namespace fusecert::ir {
 /// element depends on operand elements (verifier/ir/dependence.h).
 enum class OpRole {
   Contraction, Optimizer, Fused, Add, Clip, Decay, Collective,
-  Elementwise, Broadcast, Transpose, Reshape, Reduce, Constant, Return
+  Elementwise, Broadcast, Transpose, Reshape, Reduce, Constant, Return,
+  /// result[i] = operand[start + i * stride] (stablehlo.slice: start_indices,
+  /// limit_indices, strides)
+  Slice,
+  /// result[i] = operand[clamp(start, 0, extent - size) + i], the starts
+  /// read from the operands after the first, the sizes from slice_sizes
+  /// (stablehlo.dynamic_slice)
+  DynamicSlice
 };
 std::string to_string(OpRole r);
 
@@ -61,7 +68,10 @@ struct OpSpec {
 
 struct DialectTable {
   std::string dialect;                    ///< op-name prefix without the dot ("tessera")
-  std::string source;                     ///< where it was read from (for diagnostics)
+  std::string source;                     ///< where it was read from (for diagnostics): the path as given
+  /// SHA-256 of the YAML text of a table added at run time (`--dialect`),
+  /// recorded in certificates; empty for a built-in table (the binary's).
+  std::string sha256;
   /// The pass that lowers this dialect's ops to linalg ("--tessera-to-linalg"),
   /// named in the note on an opaque op; empty when the table names none.
   std::string lowering;
@@ -88,8 +98,9 @@ struct DialectTable {
 /// dictionary and its entries (numeric_policy, accum, storage), the
 /// optimizer's keys (state_dtype, grad_clip_scope, routing, state_locality),
 /// the hyper-parameters of the reference updates (lr, beta1, beta2, eps,
-/// weight_decay, step, the momentum coefficient, grad_clip_scale), and a collective's
-/// (reduction, op, axis, ranks, scatter_dim).
+/// weight_decay, step, the momentum coefficient, grad_clip_scale), a collective's
+/// (reduction, op, axis, ranks, scatter_dim), and the scalar function a fused
+/// op's epilogue computes (epilogue).
 const std::vector<std::string>& meanings();
 
 /// The operand roles an entry of role `r` may give (`operands:`): the ones
@@ -114,6 +125,8 @@ class DialectTables {
   /// The table whose dialect prefixes `op_name`; nullptr when none.
   const DialectTable* table_of(const std::string& op_name) const;
   const std::vector<DialectTable>& tables() const { return tables_; }
+  /// The tables added at run time (`--dialect`), in the order given.
+  std::vector<const DialectTable*> user_tables() const;
 
  private:
   std::vector<DialectTable> tables_;
@@ -126,8 +139,9 @@ const DialectTables& builtin_dialects();
 /// add_dialect_table (before any module is read; not thread-safe against
 /// concurrent readers, so the command line adds them first).
 const DialectTables& dialects();
-/// Adds a user table (`--dialect FILE.yaml`). Throws std::invalid_argument,
-/// naming the file, for a malformed table or a dialect already given.
+/// Adds a user table (`--dialect FILE.yaml`), recording the SHA-256 of its
+/// text. Throws std::invalid_argument, naming the file, for a malformed
+/// table or a dialect already given.
 void add_dialect_table(const std::string& yaml_text, const std::string& source);
 
 struct Op;

@@ -279,6 +279,8 @@ struct Translator {
     if (mlir::isa<mlir::scf::ForOp>(op)) return Op::Kind::Loop;
     if (mlir::isa<mlir::scf::YieldOp>(op) && mlir::isa_and_present<mlir::scf::ForOp>(op->getParentOp()))
       return Op::Kind::LoopYield;
+    if (mlir::isa<mlir::linalg::FillOp>(op)) return Op::Kind::Fill;
+    if (mlir::isa<mlir::arith::ConstantOp>(op)) return Op::Kind::Constant;
     return Op::Kind::Other;
   }
 

@@ -142,6 +142,8 @@ struct Op {
     Dealloc,           ///< memref.dealloc
     Loop,              ///< scf.for: its results are the last iteration's iter_args (Op::iter_args)
     LoopYield,         ///< scf.yield terminating an scf.for body: operand i becomes iter_arg i
+    Fill,              ///< linalg.fill
+    Constant,          ///< arith.constant
   };
   /// How an op that takes a buffer accesses it (the in-place order guard).
   enum class Access {

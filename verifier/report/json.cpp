@@ -131,7 +131,7 @@ ordered_json render_certificate(const PropositionResult& r, const Registry& reg)
                    {"expected", o.expected},
                    {"answer", o.answer},
                    {"premises", premises_json(o)}});
-  ordered_json c = {{"format", "fusecert-proposition-certificate/2"},
+  ordered_json c = {{"schema", diag::kPropositionCertificateFormat},
           {"tool", {{"name", "fusecert"}, {"version", tool_version()}}},
           {"z3_version", z3_version()},
           {"rules_sha256", reg.sha256},

@@ -17,7 +17,7 @@ std::vector<int> SideTranslator::linalg_matmul(const ir::Op& op) {
   int init = p_.convert(element(op.operands[2]), out);
   side_.abstractions.insert("linalg contraction: ascending k from the init value in the result element type (linalg's "
                             "loop order; linalg does not fix the association)");
-  return {contraction(op, op.operands[0], op.operands[1], op.name == "linalg.matmul_transpose_a", out, init, 1)};
+  return {contraction(op, op.operands[0], op.operands[1], op.kind == ir::Op::Kind::MatmulTransposeA, out, init, 1)};
 }
 
 std::vector<int> SideTranslator::linalg_fill(const ir::Op& op) {
@@ -130,7 +130,7 @@ std::vector<int> SideTranslator::scalar_call(const std::string& callee, const st
       if (it == val.end()) fail(op.loc, op.name + " reads a value that is not modelled");
       return it->second;
     };
-    if (op.name == "func.return") {
+    if (op.is_return) {
       std::vector<int> out;
       for (size_t i = 0; i < op.operands.size(); ++i) out.push_back(in(i));
       return out;
@@ -138,7 +138,7 @@ std::vector<int> SideTranslator::scalar_call(const std::string& callee, const st
     if (op.results.size() != 1) fail(op.loc, "epilogue op " + op.name + " has no modelled semantics");
     Fmt f = fmt_of(m_.values.at(static_cast<size_t>(op.results[0])).type, op.loc);
     Node::Kind k;
-    if (op.name == "arith.constant") {
+    if (op.kind == ir::Op::Kind::Constant) {
       const ir::Attr& v = require(op, "value", "the constant");
       val[op.results[0]] = p_.constant(v.num, f);
     } else if (scalar_kind(op.name, k)) {

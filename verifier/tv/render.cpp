@@ -15,9 +15,9 @@ std::string ms(double t) {
 std::string value(const smt::ModelValue& m) { return m.bits.empty() ? m.value : m.bits + " (" + m.value + ")"; }
 }  // namespace
 
-std::string render_text(const Validation& v) {
+std::string render_text(const Validation& v, const diag::TextRenderer& engine) {
   std::string o;
-  o += diag::TextRenderer().render(v.diags);
+  o += engine.render(v.diags);
   for (auto& p : v.pairs) {
     o += "validate: @" + p.before_func + " (" + p.before_loc.str() + ") -> @" + p.after_func + " (" + p.after_loc.str() + ")\n";
     o += "  bound: K = " + std::to_string(p.before.k_used);

@@ -2,7 +2,7 @@
 // query: a DAG of IEEE operations, each in a named format (binary32 or bf16),
 // over the element's operands (free variables). Both sides of a query are
 // built into one Program so that the same operand is the same variable.
-// The front-end translators (tessera_ops.cpp, linalg_ops.cpp) build it; the
+// The front-end translators (table_ops.cpp, linalg_ops.cpp) build it; the
 // Z3 encoder (encode_fp.cpp) and the C++ evaluator (eval.cpp) read it.
 #pragma once
 #include <cstdint>

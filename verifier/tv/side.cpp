@@ -86,19 +86,29 @@ std::vector<int> SideTranslator::results_of(const ir::Op& op) {
   if (!in_progress_.insert(op.id).second) fail(op.loc, "cyclic use-def chain");
   std::vector<int> r;
   const std::string& n = op.name;
-  if (n == "tessera.matmul") r = tessera_matmul(op);
-  else if (n == "tessera.adamw") r = tessera_adamw(op);
-  else if (n == "tessera.training.wgrad_adamw") r = tessera_wgrad_adamw(op);
-  else if (n == "linalg.matmul" || n == "linalg.matmul_transpose_a") r = linalg_matmul(op);
-  else if (n == "linalg.fill") r = linalg_fill(op);
-  else if (n == "linalg.generic") r = linalg_generic(op);
-  else if (n == "arith.constant") {
+  if (const ir::OpSpec* spec = ir::spec_of(op)) {
+    switch (spec->role) {
+      case ir::OpRole::Contraction: r = table_contraction(op, *spec); break;
+      case ir::OpRole::Optimizer: r = table_optimizer(op, *spec); break;
+      case ir::OpRole::Fused: r = table_fused(op, *spec); break;
+      default:
+        fail(op.loc, "no semantics for '" + n + "': fusecert validate models the table roles contraction, "
+                                               "optimizer and fused; its entry gives the role " + ir::to_string(spec->role));
+    }
+  } else if (op.kind == ir::Op::Kind::Matmul || op.kind == ir::Op::Kind::MatmulTransposeA) {
+    r = linalg_matmul(op);
+  } else if (op.kind == ir::Op::Kind::Fill) {
+    r = linalg_fill(op);
+  } else if (op.kind == ir::Op::Kind::Generic) {
+    r = linalg_generic(op);
+  } else if (op.kind == ir::Op::Kind::Constant) {
     const ir::Attr& v = require(op, "value", "the constant");
     if (v.kind != ir::Attr::Kind::Float) fail(op.loc, "only scalar float constants are modelled");
     r = {p_.constant(v.num, fmt_of(m_.values.at(static_cast<size_t>(op.results.at(0))).type, op.loc))};
   } else {
     fail(op.loc, "no semantics for '" + n +
-                     "': fusecert validate models tessera.matmul, tessera.adamw, tessera.training.wgrad_adamw, "
+                     "': fusecert validate models the contraction, adamw optimizer and fused ops of a dialect table "
+                     "(tessera.matmul, tessera.adamw, tessera.training.wgrad_adamw, or a --dialect table's), "
                      "linalg.matmul[_transpose_a], linalg.fill, element-wise linalg.generic and arith.constant");
   }
   side_.summary.push_back(n + " (" + op.loc.str() + ")");
@@ -124,7 +134,7 @@ Side SideTranslator::run() {
   const ir::Func& f = m_.funcs.at(static_cast<size_t>(func_));
   const ir::Op* ret = nullptr;
   for (int id : f.ops)
-    if (m_.ops[static_cast<size_t>(id)].name == "func.return") ret = &m_.ops[static_cast<size_t>(id)];
+    if (m_.ops[static_cast<size_t>(id)].is_return) ret = &m_.ops[static_cast<size_t>(id)];
   if (!ret) fail(f.loc, "@" + f.name + " has no func.return");
   for (size_t r = 0; r < ret->operands.size(); ++r) {
     int v = ret->operands[r];

@@ -8,16 +8,19 @@
 // "argN_ik_kK" for A[i, k], "argN_kj_kK" for B[k, j]. Both sides name the
 // same operand entry identically, so equal names are equal values.
 //
-// Op families: tessera_ops.cpp (tessera.matmul, tessera.adamw,
-// tessera.training.wgrad_adamw: declared reference semantics),
-// linalg_ops.cpp (linalg.matmul[_transpose_a], linalg.fill, linalg.generic
-// bodies and scalar func.func epilogues in arith/math).
+// Op families, chosen by what an op is, never by its name: table_ops.cpp
+// (an op a dialect table lists, by its entry's role and body: a contraction,
+// an optimizer or fused op whose body is adamw; declared reference
+// semantics), linalg_ops.cpp (by the typed kind the front end read:
+// linalg.matmul[_transpose_a], linalg.fill, linalg.generic bodies and scalar
+// func.func epilogues in arith/math).
 #pragma once
 #include <map>
 #include <set>
 #include <string>
 #include <vector>
 
+#include "verifier/ir/dialect_table.h"
 #include "verifier/ir/model.h"
 #include "verifier/tv/scalar.h"
 
@@ -76,9 +79,9 @@ class SideTranslator {
   double number(const ir::Op& op, const std::string& key, const std::string& meaning) const;
 
   // --- op families ---
-  std::vector<int> tessera_matmul(const ir::Op& op);                 // tessera_ops.cpp
-  std::vector<int> tessera_adamw(const ir::Op& op);                  // tessera_ops.cpp
-  std::vector<int> tessera_wgrad_adamw(const ir::Op& op);            // tessera_ops.cpp
+  std::vector<int> table_contraction(const ir::Op& op, const ir::OpSpec& spec);  // table_ops.cpp
+  std::vector<int> table_optimizer(const ir::Op& op, const ir::OpSpec& spec);    // table_ops.cpp
+  std::vector<int> table_fused(const ir::Op& op, const ir::OpSpec& spec);        // table_ops.cpp
   std::vector<int> linalg_matmul(const ir::Op& op);                  // linalg_ops.cpp
   std::vector<int> linalg_fill(const ir::Op& op);                    // linalg_ops.cpp
   std::vector<int> linalg_generic(const ir::Op& op);                 // linalg_ops.cpp
@@ -92,7 +95,8 @@ class SideTranslator {
   /// then rounded to `storage`.
   int contraction(const ir::Op& op, int a, int b, bool transpose_a, Fmt accum, int init, int splits);
   /// The declared AdamW reference (verifier/model/optimizer.h) in `state`,
-  /// from the hyper-parameter attributes of `op`; returns {W1, m1, v1}.
+  /// from the hyper-parameter attributes of `op` (read by meaning through
+  /// its table, ir::key_of); returns {W1, m1, v1}.
   std::vector<int> adamw_reference(const ir::Op& op, int W, int g, int m, int v);
 
  private:

@@ -3,9 +3,13 @@
 #include <cmath>
 #include <set>
 
+#include "support/diag/file_diagnostics.h"
 #include "support/diag/exit_code.h"
 #include "support/files.h"
 #include "support/sha256.h"
+#include "verifier/ir/attributes.h"
+#include "verifier/ir/dialect_table.h"
+#include "verifier/ir/table_reads.h"
 #include "verifier/smt/arith.h"
 #include "verifier/smt/values.h"
 #include "verifier/tv/encode_fp.h"
@@ -16,10 +20,13 @@ namespace fusecert::tv {
 
 namespace {
 
+/// The functions the fused ops of `m` name as their epilogue (their table
+/// entries' epilogue key, read by meaning): helpers, not functions to match.
 std::set<std::string> epilogue_helpers(const ir::Module& m) {
   std::set<std::string> h;
   for (auto& op : m.ops)
-    if (const ir::Attr* a = op.attr("epilogue")) h.insert(a->text.substr(a->text.empty() || a->text[0] != '@' ? 0 : 1));
+    if (const ir::OpSpec* spec = ir::spec_of(op); spec && spec->role == ir::OpRole::Fused)
+      if (const ir::Epilogue e = ir::epilogue(op, *spec); e.state == ir::Epilogue::State::Named) h.insert(e.callee);
   return h;
 }
 
@@ -36,6 +43,22 @@ std::shared_ptr<ir::Module> load(const std::string& text, const std::string& nam
     if (v.diags.back().loc.file.empty()) v.diags.back().loc.file = name;
   }
   if (!lr.module) return nullptr;
+  // The attribute boundary, as certify runs it (verifier/ir/attributes.h):
+  // an op a dialect table lists is read only through its entry. A key the
+  // entry does not name or a value of another kind is an error at the op
+  // (input.attr.key / input.attr.kind), on every listed op: every op of a
+  // validated function is translated, and a bad attribute is never read.
+  const ir::DialectTables& tables = ir::dialects();
+  ir::canonicalize_dtypes(*lr.module, tables);
+  ir::mark_refused(*lr.module, tables);
+  bool refused = false;
+  for (const ir::Op& op : lr.module->ops)
+    if (const ir::OpSpec* spec = tables.find(op.name))
+      for (auto& d : ir::check_attributes(op, *spec, *tables.table_of(op.name))) {
+        v.diags.push_back(d);
+        refused = true;
+      }
+  if (refused) return nullptr;
   return std::make_shared<ir::Module>(std::move(*lr.module));
 }
 
@@ -259,7 +282,7 @@ Validation validate_files(const std::string& before_path, const std::string& aft
     try {
       return support::read_file(p);
     } catch (const std::exception& e) {
-      v.diags.push_back(diag::error(ir::Loc{p, 0, 0}, "input.unreadable", std::string("cannot read the input: ") + e.what()));
+      v.diags.push_back(diag::unreadable(p, e.what()));
       return std::nullopt;
     }
   };

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "support/diag/render.h"
 #include "verifier/ir/model.h"
 #include "verifier/smt/query.h"
 #include "verifier/tv/side.h"
@@ -82,11 +83,12 @@ Validation validate_files(const std::string& before_path, const std::string& aft
 int exit_code(const Validation& v);
 
 /// The Alive2-style report: pair, bound, abstractions, one line per result,
-/// the counterexample, the verdict.
-std::string render_text(const Validation& v);
+/// the counterexample, the verdict. Its diagnostics print through `engine`
+/// (`fusecert validate` names itself on one about no file).
+std::string render_text(const Validation& v, const diag::TextRenderer& engine = diag::TextRenderer());
 
 /// One certificate per pair, in the `fusecert certify` format
-/// (schema fusecert-certificate/2, re-checkable by `fusecert check-cert`):
+/// (schema fusecert-certificate/3, re-checkable by `fusecert check-cert`):
 /// verdict legal = equivalent, illegal = not equivalent; obligations
 /// TV.result<r> (SMT, QF_FP, expected unsat) and a "validation" section with
 /// the bound, the abstractions and both inputs.

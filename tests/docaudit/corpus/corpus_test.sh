@@ -26,4 +26,20 @@ if ! diff -u "$SRC/tests/docaudit/corpus/expected.txt" "$W/out.txt"; then
   echo "FAIL: the findings differ from the reviewed expectations (tests/docaudit/corpus/expected.txt)"
   exit 1
 fi
+# The hook's form (issue #18, "hook and CI give the same answer on the same
+# tree"): a commit that stages every one of those Markdown files names each
+# explicitly, generated dashboards included; the excludes of a tree run apply
+# to files named explicitly too, so the answer is the same, byte for byte.
+(cd "$T" && find docs/audit/README.md docs/audit/compiler docs/audit/backend docs/audit/generated -name '*.md' -type f |
+  sort >"$W/files.list") || { echo "FAIL: listing the corpus files"; exit 1; }
+set --
+while IFS= read -r f; do set -- "$@" "$f"; done <"$W/files.list"
+[ $# -gt 59 ] || { echo "FAIL: expected more than 59 Markdown files (generated/ included), found $#"; exit 1; }
+(cd "$T" && "$BIN" docs --repo-root "$T" --today 2026-09-01 "$@") >"$W/files.txt" 2>"$W/files.err"
+rc=$?
+[ "$rc" -eq 1 ] || { echo "FAIL: explicit files: exit $rc, expected 1 (findings)"; cat "$W/files.err"; exit 1; }
+if ! diff -u "$W/out.txt" "$W/files.txt"; then
+  echo "FAIL: naming every file explicitly (the hook) answers differently from the folder run (CI)"
+  exit 1
+fi
 echo PASS
