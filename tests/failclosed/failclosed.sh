@@ -50,7 +50,7 @@ case $CASE in
   certify_timeout)
     "$BIN" certify --timeout-ms 1 --format json --out "$W/out" "$SRC/fixtures/ir/adamw_linalg.mlir" > "$W/c.json" 2>"$W/c.err"
     rc=$?; cat "$W/c.err"
-    [ $rc -eq 2 ] || fail "certify exit $rc with --timeout-ms 1 (expected 2: the consumer cannot be recognised, an error diagnostic; inconclusive)"
+    [ $rc -eq 3 ] || fail "certify exit $rc with --timeout-ms 1 (expected 3: inconclusive with no error diagnostic, a timeout; docs/diagnostics.md#exit-codes-every-subcommand)"
     grep -q 'inconclusive' "$W/c.json" || fail "no inconclusive candidate in the JSON"
     for c in "$W"/out/*.cert.json; do
       [ -e "$c" ] || continue
