@@ -99,6 +99,34 @@ TEST(CheckCert, AssertFalseForgeryIsNeverValid) {
   EXPECT_EQ(with.status(), "invalid") << why(with);
 }
 
+// A vacuous proof: one unsat obligation's query replaced by one whose goal
+// is unsat only because its premises contradict (x > 1 and x < 0), the
+// recorded premise answer left at sat, hashes and digest recomputed. The
+// query itself answers unsat, as recorded; only the premise re-run (x > 1
+// and x < 0 alone: unsat, by the semantics of the reals) contradicts the
+// certificate, so without the input it is invalid for that reason alone.
+TEST(CheckCert, VacuousProofForgeryIsInvalidWithoutTheInput) {
+  const Case& c = fixture("adamw_tessera.mlir");
+  json j = c.cert;
+  std::string id;
+  for (auto& o : j["obligations"])
+    if (o["how"] == "smt" && o["answer"] == "unsat" && o["premises"] == "sat" && id.empty()) {
+      id = o["id"];
+      o["smt2"] =
+          "(declare-fun x () Real)\n(assert (> x 1.0))\n(assert (< x 0.0))\n(assert (not (= x x)))\n(check-sat)\n";
+      o["smt2_sha256"] = support::sha256_hex(o["smt2"].get<std::string>());
+    }
+  ASSERT_FALSE(id.empty()) << "adamw_tessera.mlir's certificate has no unsat obligation over satisfiable premises";
+  j["digest"] = cert::digest(j);
+  auto o = check(j, nullptr);
+  EXPECT_EQ(o.status(), "invalid") << why(o);
+  ASSERT_EQ(o.problems.size(), 1u) << why(o);
+  EXPECT_NE(o.problems[0].find(id + " (premises alone)"), std::string::npos) << o.problems[0];
+  EXPECT_NE(o.problems[0].find("answers unsat, the certificate records sat"), std::string::npos) << o.problems[0];
+  auto with = check(j, &c);
+  EXPECT_EQ(with.status(), "invalid") << why(with);
+}
+
 // With --ir the certificate's text is compared, never solved: a solver that
 // logs what it is given sees only regenerated text, and nothing at all when
 // the certificate's text differs.
