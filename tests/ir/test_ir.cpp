@@ -3,10 +3,14 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
+#include <set>
 #include <stdexcept>
+#include <z3++.h>
 
 #include "support/files.h"
 #include "verifier/cert/certify.h"
+#include "verifier/guards/guards.h"
 #include "verifier/ir/attributes.h"
 #include "verifier/ir/candidates.h"
 #include "verifier/ir/dialect_table.h"
@@ -666,4 +670,70 @@ TEST(Slices, CallsAreFollowedIntoCalleesAndBackOutOfReturns) {
   ASSERT_EQ(out.size(), 2u);
   EXPECT_EQ(out[0].first, add);
   EXPECT_EQ(out[1].first, add);
+}
+
+// The verdict rule of a candidate (guards::decide, docs/ir-checking.md):
+// illegal when a deciding obligation was decided against its expected
+// answer; inconclusive when a deciding one is open (timeout, unknown, unsat
+// over unsatisfiable premises, missing); legal otherwise. An obligation that
+// does not decide (P9.spread.d<r>, P6.gain_bound: informational) never
+// changes the verdict, whatever its answer.
+namespace {
+guards::Obligation answered(const std::string& id, const std::string& answer, bool decides = true,
+                            const std::string& premises = "sat") {
+  guards::Obligation o;
+  o.id = id;
+  o.decides = decides;
+  o.expected = "unsat";
+  o.answer = answer;
+  if (answer == "unsat") o.premises = premises;
+  return o;
+}
+}  // namespace
+
+TEST(CandidateVerdict, DecidingObligationsAloneDecide) {
+  const auto holds = answered("P9.locality", "unsat");
+  EXPECT_EQ(guards::decide({holds}), "legal");
+  EXPECT_EQ(guards::decide({holds, answered("P1.k_order", "sat")}), "illegal");
+  EXPECT_EQ(guards::decide({holds, answered("P1.k_order", "timeout")}), "inconclusive");
+  EXPECT_EQ(guards::decide({holds, answered("P1.k_order", "unsat", true, "unsat")}), "inconclusive");
+  // A definite failure outweighs an open obligation.
+  EXPECT_EQ(guards::decide({answered("P1.k_order", "timeout"), answered("P9.locality", "sat")}), "illegal");
+  // Informational obligations: refuted, timed out or vacuous, the verdict is the deciding ones'.
+  for (const char* a : {"sat", "timeout", "unknown"})
+    EXPECT_EQ(guards::decide({holds, answered("P6.gain_bound", a, false)}), "legal") << a;
+  EXPECT_EQ(guards::decide({holds, answered("P6.gain_bound", "unsat", false, "unsat")}), "legal");
+}
+
+// P6.gain_bound proves the bound its claim states, no looser: its negated
+// goal is exactly gain > 1 + u(storage)/u(state) over the reals, with the
+// unit roundoffs of the formats (bf16 2^-8, f32 2^-24). bf16_state_tessera
+// stores the gradient in bf16 with a bf16 state (bound 1 + 1 = 2) and with
+// an f32 state (bound 1 + 2^-8/2^-24 = 65537).
+TEST(GainBound, NegatedGoalIsTheClaimedBound) {
+  auto r = cert::certify_text(fixture("bf16_state_tessera.mlir"), "b.mlir", 60000);
+  const std::map<std::string, int> bound = {{"bf16", 2}, {"f32", 65537}};
+  std::set<std::string> seen;
+  for (const auto& c : r.candidates)
+    for (const auto& o : c.obligations) {
+      if (o.id != "P6.gain_bound") continue;
+      const std::string state = o.evidence.substr(o.evidence.rfind(' ') + 1);
+      ASSERT_TRUE(bound.count(state)) << o.evidence;
+      seen.insert(state);
+      const int b = bound.at(state);
+      EXPECT_EQ(o.answer, "unsat") << o.evidence;
+      EXPECT_NE(o.claim.find("= " + std::to_string(b) + ".0 "), std::string::npos) << o.claim;
+      z3::context ctx;
+      z3::solver s(ctx);
+      s.from_string(o.query().c_str());
+      const z3::expr_vector all = s.assertions();
+      ASSERT_GE(all.size(), 2u);
+      const z3::expr negated = all[all.size() - 1], gain = ctx.real_const("gain");
+      for (const z3::expr& differ : {gain > b && !negated, negated && gain <= b}) {
+        z3::solver t(ctx);
+        t.add(differ);
+        EXPECT_EQ(t.check(), z3::unsat) << state << ": the negated goal is not gain > " << b << "\n" << o.query();
+      }
+    }
+  EXPECT_EQ(seen, (std::set<std::string>{"bf16", "f32"}));
 }
