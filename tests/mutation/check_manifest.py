@@ -13,7 +13,7 @@ import argparse, os, re, subprocess, sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 FIELDS = {"id", "file", "breaks", "old", "new", "tests"}
-OPTIONAL = {"equivalent"}
+OPTIONAL = {"equivalent", "lit"}
 ID = re.compile(r"^[a-z0-9_]+(\.[a-z0-9_]+)+$")
 
 

@@ -18,9 +18,12 @@ Per mutant only the targets the chosen tests run are rebuilt (the
 executables in build-mut/build that their CTest commands name, e.g.
 tests/unit/verifier_unit_tests; fusecert only when a test runs it), niced.
 
-  tests/mutation/run.py [--only ID[,ID]] [--jobs N] [--whole-suite] [--no-record]
+  tests/mutation/run.py [--only ID[,ID]] [--jobs N] [--whole-suite] [--first-kill] [--no-record]
 
 --jobs (default 1) is passed to ninja and to ctest: the host is shared.
+--first-kill: the targeted tests run one at a time, cheapest first, and a
+mutant's run stops at the first that fails (its "killed by" then names that
+one test); a survivor still runs every targeted test.
 --whole-suite: every mutant that survived its targeted tests is applied again
 and the whole suite is run against it (the issue's "survived the whole suite").
 Exit status: 0 when every mutant is killed or a documented equivalent, 1 when
@@ -36,6 +39,8 @@ from mutants import MUTANTS  # noqa: E402
 from check_manifest import problems  # noqa: E402
 
 BEGIN, END = "<!-- mutation results begin -->", "<!-- mutation results end -->"
+NOT_APPLIED = "patch does not apply"  # check_manifest.problems' words for it
+NOT_APPLICABLE = "not applicable: " + NOT_APPLIED
 NICE = ["nice", "-n", "19"]
 
 
@@ -43,11 +48,12 @@ def log(msg):
     print(msg, flush=True)
 
 
-def sh(cmd):
+def sh(cmd, env=None):
     """Runs `cmd` niced in its own process group: on Ctrl-C or SIGTERM the
-    whole group (ninja and its compilers too) is stopped, not left running."""
+    whole group (ninja and its compilers too) is stopped, not left running.
+    `env`: variables added to the environment."""
     p = subprocess.Popen(NICE + cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                         start_new_session=True)
+                         start_new_session=True, env=dict(os.environ, **env) if env else None)
     try:
         out, _ = p.communicate()
     except BaseException:
@@ -160,12 +166,66 @@ def ctest_tests(bdir, regex):
     return tests
 
 
-def run_tests(bdir, regex, jobs, timeout):
-    r = sh(["ctest", "--test-dir", bdir, "-R", regex, "-j%d" % jobs, "--timeout", str(timeout)])
+def run_tests(bdir, regex, jobs, timeout, env=None):
+    r = sh(["ctest", "--test-dir", bdir, "-R", regex, "-j%d" % jobs, "--timeout", str(timeout)], env)
     failed = re.findall(r"^\s*\d+ - (\S+) \(", r.stdout.split("The following tests FAILED:")[-1], re.M) \
         if "The following tests FAILED:" in r.stdout else []
     ran = "No tests were found" not in r.stdout
     return r.returncode, failed, ran, r.stdout
+
+
+def test_costs(bdir):
+    """CTest's recorded seconds per test (Testing/Temporary/CTestCostData.txt)."""
+    costs = {}
+    f = os.path.join(bdir, "Testing", "Temporary", "CTestCostData.txt")
+    if os.path.isfile(f):
+        for line in open(f, encoding="utf-8"):
+            parts = line.split()
+            if len(parts) == 3:
+                try:
+                    costs[parts[0]] = float(parts[2])
+                except ValueError:
+                    pass
+    return costs
+
+
+LIT = "ir.lit"  # the lit fixtures: a mutant's `lit` regex (LIT_FILTER) runs the ones aimed at it first
+
+
+def lit_key(flt):
+    """The baseline / killer name of ir.lit run on the fixtures `flt` selects."""
+    return "%s [LIT_FILTER=%s]" % (LIT, flt)
+
+
+def first_kill(bdir, tests, broken, baseline, jobs, timeout, flt=None):
+    """--first-kill: the targeted tests one at a time, the cheapest first
+    (by CTest's recorded cost), stopping at the first that fails: killed by
+    it. With a mutant's `lit` regex, ir.lit first runs only the fixtures it
+    selects (LIT_FILTER), after the tests under 30 s; the whole of ir.lit
+    runs only when nothing killed the mutant before it. Each test's
+    executables are rebuilt just before it runs. The tests that fail
+    unmutated are not run; when none of the others fails and some were left
+    out, the mutant is `fails unmutated` (not measured), never survived or
+    killed. Returns the result, its killers, and the tests run here that
+    still need their unmutated run (the whole ir.lit, when a filter let its
+    baseline wait)."""
+    costs = test_costs(bdir)
+    order = sorted(set(tests) - broken, key=lambda t: (costs.get(t, float("inf")), t))
+    if flt and LIT in order and lit_key(flt) not in broken:
+        cheap = [t for t in order if costs.get(t, float("inf")) < 30 and t != LIT]
+        order = cheap + [lit_key(flt)] + [t for t in order if t not in cheap]
+    for name in order:
+        test, env = (LIT, {"LIT_FILTER": flt}) if name == lit_key(flt) else (name, None)
+        # Only what this test runs is rebuilt before it (a mutant killed by
+        # a unit test never waits for fusecert's link).
+        if tests[test] and build(bdir, jobs, tests[test]).returncode != 0:
+            return "does not build", [], set()
+        trc, tfailed, tran, _ = run_tests(bdir, "^%s$" % re.escape(test), jobs, timeout, env)
+        if tran and trc != 0:
+            return "killed", [name], {name} - baseline
+    if set(tests) & broken:
+        return "fails unmutated", sorted(set(tests) & broken), set()
+    return "survived", [], set(order) - baseline
 
 
 class Interrupted(Exception):
@@ -183,7 +243,7 @@ def apply_and(scratch, m, action):
     src = open(f, encoding="utf-8").read()
     n = src.count(m["old"])
     if n != 1:
-        return None, "patch does not apply (%d matches)" % n
+        return None, NOT_APPLICABLE + " (%d matches)" % n
     try:
         with open(f, "w", encoding="utf-8") as fh:
             fh.write(src.replace(m["old"], m["new"]))
@@ -201,11 +261,16 @@ def main():
     ap.add_argument("--timeout", type=int, default=600)
     ap.add_argument("--whole-suite", action="store_true")
     ap.add_argument("--no-record", action="store_true")
+    ap.add_argument("--first-kill", action="store_true",
+                    help="run the targeted tests cheapest first and stop at the first failure")
     a = ap.parse_args()
+    # A patch whose old text no longer occurs exactly once (the code it
+    # targets changed) is that mutant's result, "not applicable", never
+    # killed; any other manifest problem stops the run.
     bad = problems(MUTANTS, ROOT)
-    if bad:
-        for p in bad:
-            log("manifest: " + p)
+    for p in bad:
+        log("manifest: " + p)
+    if any(NOT_APPLIED not in p for p in bad):
         return 2
     for s in (signal.SIGTERM, signal.SIGHUP):
         signal.signal(s, _raise)
@@ -254,6 +319,19 @@ def main():
             row = dict(m, result="", killed_by=[], seconds=0.0)
             needed |= targets
             fresh = sorted(set(tests) - baseline)
+            flt = m.get("lit") if a.first_kill else None
+            if flt and LIT in fresh:
+                # The whole ir.lit's unmutated run waits until a mutant needs
+                # it; the fixtures aimed at this one are checked now.
+                fresh.remove(LIT)
+                if lit_key(flt) not in baseline:
+                    if tests[LIT] and build(bdir, a.jobs, tests[LIT]).returncode != 0:
+                        sys.exit("the unmutated scratch tree does not build")
+                    lrc, _, _, _ = run_tests(bdir, "^%s$" % re.escape(LIT), a.jobs, a.timeout, {"LIT_FILTER": flt})
+                    baseline.add(lit_key(flt))
+                    if lrc != 0:
+                        broken.add(lit_key(flt))
+                        log("unmutated: %s fails" % lit_key(flt))
             if fresh:
                 bb = build(bdir, a.jobs, targets or None)
                 if bb.returncode != 0:
@@ -268,6 +346,9 @@ def main():
             def targeted():
                 if not tests:
                     return "no test selected", []
+                if a.first_kill:
+                    res, killers, pending[:] = first_kill(bdir, tests, broken, baseline, a.jobs, a.timeout, flt)
+                    return res, killers
                 bb = build(bdir, a.jobs, targets or None)
                 if bb.returncode != 0:
                     return "does not build", []
@@ -280,8 +361,23 @@ def main():
                     return "killed", tfailed or ["(ctest rc %d)" % trc]
                 return "survived", []
 
+            pending = []
             res, err = apply_and(scratch, m, targeted)
             row["result"], row["killed_by"] = res if res else (err, [])
+            if pending:
+                # Tests the mutant ran before their unmutated run (the whole
+                # ir.lit behind a filter): run them now, unmutated; one that
+                # fails unmutated measured nothing.
+                pt = {LIT if p.startswith(LIT) else p for p in pending}
+                bb = build(bdir, a.jobs, set().union(*(tests[t] for t in pt)) or targets)
+                if bb.returncode != 0:
+                    sys.exit("the unmutated scratch tree does not build:\n" + bb.stdout[-4000:])
+                _, bfailed, _, _ = run_tests(bdir, "^(%s)$" % "|".join(re.escape(t) for t in sorted(pt)), a.jobs, a.timeout)
+                baseline |= set(pending)
+                broken |= set(bfailed)
+                if set(bfailed) & pt:
+                    log("unmutated: %s fail" % ", ".join(bfailed))
+                    row["result"], row["killed_by"] = "fails unmutated", sorted(bfailed)
             if row["result"] == "survived" and a.whole_suite:
                 def whole():
                     bb = build(bdir, a.jobs)
@@ -305,7 +401,7 @@ def main():
         build(bdir, a.jobs, needed or None)  # back to the unmutated sources
     wall = time.time() - t_start
     if not a.no_record and rows:
-        record(rows, only, started, wall, a.jobs, state)
+        record(rows, only, started, wall, a.jobs, state, a.first_kill)
     ok = all(r["result"].startswith("killed") or r["result"] == "equivalent" for r in rows)
     log("%d mutants, %d killed, %d equivalent, %d other; wall %.0f s" % (
         len(rows), sum(r["result"].startswith("killed") for r in rows), sum(r["result"] == "equivalent" for r in rows),
@@ -348,7 +444,13 @@ def tree_state():
     return commit, bool(dirty)
 
 
-def record(rows, only, started, wall, jobs, state):
+def applies(m):
+    """How many times the mutant's old text occurs in the working tree's file (1: it applies)."""
+    f = os.path.join(ROOT, m["file"])
+    return open(f, encoding="utf-8").read().count(m["old"]) if os.path.isfile(f) else 0
+
+
+def record(rows, only, started, wall, jobs, state, first=False):
     commit, dirty = state
     doc = os.path.join(ROOT, "docs", "mutation.md")
     text = open(doc, encoding="utf-8").read()
@@ -360,7 +462,8 @@ def record(rows, only, started, wall, jobs, state):
     runs.insert(0, "Run %s UTC at commit %s%s, %s, `--jobs %d`, niced, on %d cores (load %.1f at the end): "
                 "%d mutants, %d killed, %d equivalent, %d otherwise; wall time %d min %02d s." % (
                     when, commit, " (with uncommitted changes)" if dirty else "",
-                    "all mutants" if not only else "%d mutants chosen with --only" % len(only), jobs, os.cpu_count() or 0,
+                    ("all mutants" if not only else "%d mutants chosen with --only" % len(only)) +
+                    (", `--first-kill`" if first else ""), jobs, os.cpu_count() or 0,
                     os.getloadavg()[0], len(rows), n_k, n_e, len(rows) - n_k - n_e, int(wall) // 60, int(wall) % 60))
     for r in rows:
         why = ", ".join("`%s`" % t for t in r["killed_by"]) if r["killed_by"] else r.get("equivalent", "")
@@ -371,12 +474,19 @@ def record(rows, only, started, wall, jobs, state):
     results = []
     for m in MUTANTS:  # manifest order; a mutant no run has reached says so
         c = old.get(m["id"]) or ["`%s`" % m["id"], "`%s`" % m["file"], cell(m["breaks"]), "not run", "", "", ""]
+        n = applies(m)
+        if n != 1 and not c[3].startswith(NOT_APPLICABLE):
+            # An earlier run measured code that is no longer there: that
+            # result says nothing about the tree recorded now.
+            c = c[:3] + [NOT_APPLICABLE + " (%d matches)" % n, "", "", "%s %s" % (commit, when)]
         results.append(c[3])
         table.append("| " + " | ".join(c) + " |")
-    summary = "%d mutants: %d killed, %d equivalent, %d survived, %d other (not run, does not build, ...)." % (
-        len(MUTANTS), sum(x.startswith("killed") for x in results), sum(x == "equivalent" for x in results),
-        sum(x.startswith("survived") for x in results),
-        sum(not (x.startswith("killed") or x == "equivalent" or x.startswith("survived")) for x in results))
+    kinds = [("killed", lambda x: x.startswith("killed")), ("equivalent", lambda x: x == "equivalent"),
+             ("survived", lambda x: x.startswith("survived")), ("not applicable", lambda x: x.startswith("not applicable")),
+             ("not run (unmeasured)", lambda x: x == "not run")]
+    counts = [(k, sum(f(x) for x in results)) for k, f in kinds]
+    summary = "%d mutants: %s, %d other (does not build, fails unmutated, ...)." % (
+        len(MUTANTS), ", ".join("%d %s" % (n, k) for k, n in counts), len(results) - sum(n for _, n in counts))
     out = [summary, ""] + ["- " + r for r in runs] + [""] + table
     with open(doc, "w", encoding="utf-8") as fh:
         fh.write(text[:i] + "\n" + "\n".join(out) + "\n" + text[j:])
