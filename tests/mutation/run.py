@@ -75,7 +75,8 @@ def tree_files():
 def sync_scratch(scratch):
     """Copies the working tree to `scratch`, rewriting only files whose
     content differs (unchanged files keep their mtimes: the build stays
-    incremental), and removes copied files that left the tree."""
+    incremental; rewritten ones get the time of the copy), and removes
+    copied files that left the tree."""
     files = tree_files()
     keep = set(files)
     changed = 0
@@ -96,7 +97,10 @@ def sync_scratch(scratch):
         os.makedirs(os.path.dirname(dst), exist_ok=True)
         if os.path.lexists(dst):
             os.remove(dst)
-        shutil.copy2(src, dst)
+        # The copy gets the time of copying, not the source's mtime: a file
+        # edited before the scratch build last ran would otherwise look
+        # older than its object file, and ninja would keep the stale one.
+        shutil.copy(src, dst)
         changed += 1
     removed = 0
     for d, dirs, names in os.walk(scratch):
