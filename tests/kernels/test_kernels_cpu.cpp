@@ -128,38 +128,13 @@ TEST(Tiling, CheckedDivisionIsAPingPongConfiguration) {
       EXPECT_NE(c.name().find("_cdiv"), std::string::npos) << c.name();
       EXPECT_EQ(fk::unsupported_reason(c, {512, 256, 256}), "") << c.name();
     }
-  EXPECT_EQ(named, 3);  // 3-stage, 4-stage, and 4-stage with the X multicast
+  EXPECT_EQ(named, 2);
   fk::TileConfig tma2{fk::Engine::wgmma, 128, 128, 64, 4};
   tma2.checked_div = true;
   EXPECT_NE(fk::unsupported_reason(tma2, {512, 256, 256}), "");
   fk::TileConfig narrow{fk::Engine::wgmma, 128, 64, 64, 5};
   narrow.checked_div = true;
   EXPECT_NE(fk::unsupported_reason(narrow, {512, 256, 256}), "");
-}
-
-// The X multicast over 2-CTA clusters (issue #20 step 14) is a configuration
-// of the 4-stage 128 x 128 ping-pong only, with and without the checked
-// division; any other engine, tile width or depth is refused.
-TEST(Tiling, MulticastIsA4StagePingPongConfiguration) {
-  std::vector<std::string> names;
-  for (const auto& c : fk::wgmma_configs())
-    if (c.multicast) {
-      names.push_back(c.name());
-      EXPECT_EQ(fk::unsupported_reason(c, {512, 256, 256}), "") << c.name();
-      // N / 128 odd: the tiles do not pair, the kernel loads X per CTA, still supported.
-      EXPECT_EQ(fk::unsupported_reason(c, {512, 128, 256}), "") << c.name();
-    }
-  EXPECT_EQ(names, (std::vector<std::string>{"wgmma_128x128x64_pingpong_s4_mc",
-                                             "wgmma_128x128x64_pingpong_s4_cdiv_mc"}));
-  fk::TileConfig tma2{fk::Engine::wgmma, 128, 128, 64, 4};
-  tma2.multicast = true;
-  EXPECT_NE(fk::unsupported_reason(tma2, {512, 256, 256}), "");
-  fk::TileConfig narrow{fk::Engine::wgmma, 128, 64, 64, 5, 4};
-  narrow.multicast = true;
-  EXPECT_NE(fk::unsupported_reason(narrow, {512, 256, 256}), "");
-  fk::TileConfig three{fk::Engine::wgmma, 128, 128, 64, 5};
-  three.multicast = true;
-  EXPECT_NE(fk::unsupported_reason(three, {512, 256, 256}), "");
 }
 
 struct Case {

@@ -56,12 +56,6 @@ struct TileConfig {
   /// wins where the epilogue is the limit (BT 512) and loses at BT >= 2048
   /// (docs/kernels.md, step 12); the benchmark picks per shape.
   bool checked_div = false;
-  /// epilogue 5 with 128 x 128 tiles and 4 stages only (`_mc`): 2-CTA clusters
-  /// whose CTAs take tiles with the same X columns and multicast X into both
-  /// (each loads one of a stage's two X panels: a quarter less of the main
-  /// loop's operand traffic); when N / 128 is odd the tiles do not pair and
-  /// each CTA loads its own X (docs/kernels.md, step 14). Same bits either way.
-  bool multicast = false;
   std::string name() const;
 };
 
