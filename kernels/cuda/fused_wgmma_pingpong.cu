@@ -91,13 +91,6 @@ constexpr int kMaxSlots = 32;
 #endif
 // Only in the `_cdiv` kernels with bf16 states (step 13's A/B: −2 … −3 % at
 // BT 512 there; +1.5 … +3 % with f32 states, where it adds spills).
-// FK_PP_MC_SCOPE 1: the `_mcdy` kernels' stage release to the peer CTA is a
-// release at cluster scope and the producer's wait an acquire at cluster
-// scope; 0: the default (CTA-scope) forms, as CUTLASS's cluster barriers.
-#ifndef FK_PP_MC_SCOPE
-#define FK_PP_MC_SCOPE 0
-#endif
-constexpr bool kMcClusterScope = FK_PP_MC_SCOPE != 0;
 constexpr bool kDeferBuild = FK_PP_DEFER != 0;
 constexpr bool kFastSqrt = FK_PP_FASTSQRT != 0;
 constexpr bool kOneBranch = FK_PP_ONEBRANCH != 0;
@@ -415,15 +408,14 @@ __device__ __forceinline__ void setmaxnreg_dec() {
 #endif
 }
 
-template <int S, int NC, int BN, Optimizer O, DType WT, DType ST, bool FD, bool MC>
+template <int S, int NC, int BN, Optimizer O, DType WT, DType ST, bool FD>
 __global__ void __launch_bounds__(PCfg<S, NC, BN>::kThreads, 1)
     fused_wgmma_pingpong_kernel(const __grid_constant__ CUtensorMap tmA,
                                 const __grid_constant__ CUtensorMap tmB,
                                 const __grid_constant__ CUtensorMap tmW,
                                 const __grid_constant__ CUtensorMap tmM,
                                 const __grid_constant__ CUtensorMap tmV, StepParams p, Shape s,
-                                bool seeded, int nslots, float* grad_dump, bool paired) {
-  static_assert(!MC || BN == 128, "the dY multicast pairs two 128 x 128 tiles of one 128-row band");
+                                bool seeded, int nslots, float* grad_dump) {
   using C = PCfg<S, NC, BN>;
   constexpr int kBN = BN;
   extern __shared__ std::uint8_t smem_raw[];
@@ -455,20 +447,10 @@ __global__ void __launch_bounds__(PCfg<S, NC, BN>::kThreads, 1)
   constexpr bool stW = !state, stV = O == Optimizer::adamw;
 
   const int tid = threadIdx.x, warp_id = tid >> 5, lane = tid & 31, wg = tid >> 7;
-  // MC (`_mcdy`, step 15), launched as 2-CTA clusters when the tiles pair
-  // (`paired`: H / 128 even): the tile order becomes one of 128 x 256 tile
-  // pairs (tile_coords over pairs), CTA 2i + r of a round taking the pair's
-  // 128-column half r, so both CTAs of a cluster have the same dY columns
-  // (n0) and adjacent X columns (h0); each CTA loads one of a stage's two
-  // 64-row dY panels and multicasts it into both; a stage may be refilled
-  // once the consumers of both CTAs have released it.
-  const bool pair = MC && paired;
-  const unsigned rank = pair ? detail::cluster_ctarank() : 0u;
   if (tid == 0) {
     for (int i = 0; i < S; ++i) {
       mbar_init(&full[i], 1);
-      // one arrival per warp of the consuming warpgroup (of both CTAs when paired)
-      mbar_init(&empty[i], pair ? 8 : 4);
+      mbar_init(&empty[i], 4);  // one arrival per warp of the consuming warpgroup
     }
     for (int c = 0; c < NC; ++c) mbar_init(&order[c], 4);
     for (int i = 0; i < kMaxSlots; ++i) {
@@ -478,33 +460,10 @@ __global__ void __launch_bounds__(PCfg<S, NC, BN>::kThreads, 1)
     }
     asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
   }
-  // Paired: the peer arrives on these barriers and writes into this stage ring.
-  if (pair)
-    detail::cluster_sync();
-  else
-    __syncthreads();
-  // Paired: neither CTA may exit while the other can still arrive on its
-  // barriers (every thread of both CTAs meets here last).
-  auto cluster_exit = [&] {
-    if (pair) {
-      __syncwarp();
-      detail::cluster_sync();
-    }
-  };
+  __syncthreads();
 
   const int tiles_m = s.N / kBM, tiles_n = s.H / kBN, tiles = tiles_m * tiles_n;
   const int KT = s.BT / kBK;
-  // Paired: tile t is half t % 2 of the 128 x 256 pair t / 2, pairs in the
-  // grouped order; otherwise the grouped order of 128 x BN tiles. The same
-  // function in all three roles, so producer and consumers agree on the order.
-  auto coords = [&](int t, int& n0, int& h0) {
-    if (pair) {
-      detail::tile_coords(t >> 1, tiles_m, tiles_n >> 1, kBM, 2 * kBN, n0, h0);
-      h0 += (t & 1) * kBN;
-    } else {
-      detail::tile_coords(t, tiles_m, tiles_n, kBM, kBN, n0, h0);
-    }
-  };
 
   if (wg == 0) {
     // ------------------------------ producer warpgroup ------------------------------
@@ -513,26 +472,15 @@ __global__ void __launch_bounds__(PCfg<S, NC, BN>::kThreads, 1)
       int it = 0;
       for (int t = blockIdx.x; t < tiles; t += gridDim.x) {
         int n0, h0;
-        coords(t, n0, h0);
+        detail::tile_coords(t, tiles_m, tiles_n, kBM, kBN, n0, h0);
         for (int kt = 0; kt < KT; ++kt, ++it) {
           const int sg = it % S;
-          if (it >= S) {
-            if (pair && kMcClusterScope)
-              detail::mbar_wait_cluster(&empty[sg], ((it / S) & 1) ^ 1);
-            else
-              mbar_wait(&empty[sg], ((it / S) & 1) ^ 1);
-          }
-          // Paired: the other dY panel comes from the peer's copy, onto this barrier.
+          if (it >= S) mbar_wait(&empty[sg], ((it / S) & 1) ^ 1);
           mbar_expect_tx(&full[sg], C::kA + C::kB);
 #pragma unroll
-          for (int pa = 0; pa < 2; ++pa) {
-            if (!pair)
-              detail::tma_load_2d(As + sg * C::kA + pa * kPanel, &tmA, n0 + pa * 64, kt * kBK,
-                                  &full[sg]);
-            else if (pa == static_cast<int>(rank))
-              detail::tma_load_2d_multicast(As + sg * C::kA + pa * kPanel, &tmA, n0 + pa * 64,
-                                            kt * kBK, &full[sg], 0x3);
-          }
+          for (int pa = 0; pa < 2; ++pa)
+            detail::tma_load_2d(As + sg * C::kA + pa * kPanel, &tmA, n0 + pa * 64, kt * kBK,
+                                &full[sg]);
 #pragma unroll
           for (int pb = 0; pb < kBN / 64; ++pb)
             detail::tma_load_2d(Bs + sg * C::kB + pb * kPanel, &tmB, h0 + pb * 64, kt * kBK,
@@ -544,7 +492,7 @@ __global__ void __launch_bounds__(PCfg<S, NC, BN>::kThreads, 1)
       unsigned q = 0;
       for (int t = blockIdx.x; t < tiles; t += gridDim.x) {
         int n0, h0;
-        coords(t, n0, h0);
+        detail::tile_coords(t, tiles_m, tiles_n, kBM, kBN, n0, h0);
         for (int sl = 0; sl < kSlices; ++sl, ++q) {
           const unsigned slot = q % nslots, round = q / nslots;
           if (q >= static_cast<unsigned>(nslots)) {
@@ -569,7 +517,6 @@ __global__ void __launch_bounds__(PCfg<S, NC, BN>::kThreads, 1)
         }
       }
     }
-    cluster_exit();
     return;
   }
 
@@ -579,16 +526,6 @@ __global__ void __launch_bounds__(PCfg<S, NC, BN>::kThreads, 1)
   const SliceLane<WT> wlane(lane);
   const SliceLane<ST> slane(lane);
   const StepParams pe = FK_PP_PARAMREGS ? params_in_registers(p) : p;
-  // A stage read by this warp's wgmmas is released to both CTAs' producers when paired.
-  auto release_stage = [&](int sg) {
-    mbar_arrive(&empty[sg]);
-    if (MC && pair) {
-      if constexpr (kMcClusterScope)
-        detail::mbar_arrive_cluster(&empty[sg], rank ^ 1u);
-      else
-        detail::mbar_arrive_remote(&empty[sg], rank ^ 1u);
-    }
-  };
   // Pairs updated per batch: 8 with 232 registers (two warpgroups), fewer
   // with 104 (four; FK_PP_BATCH4, default 2). Groups of 16 accumulator values per epilogue iteration:
   // FK_PP_UNROLL (default 1; more means fewer shifts of the accumulator but
@@ -621,7 +558,7 @@ __global__ void __launch_bounds__(PCfg<S, NC, BN>::kThreads, 1)
     const int t = blockIdx.x + k * static_cast<int>(gridDim.x);
     if (t >= tiles) break;
     int n0, h0;
-    coords(t, n0, h0);
+    detail::tile_coords(t, tiles_m, tiles_n, kBM, kBN, n0, h0);
     // Main loops take turns: tile k waits for tile k-1's main loop (warpgroup
     // c-1's n-th, or for c = 0 warpgroup NC-1's (n-1)-th).
     if (c > 0) mbar_wait(&order[c - 1], n & 1);
@@ -652,11 +589,11 @@ __global__ void __launch_bounds__(PCfg<S, NC, BN>::kThreads, 1)
       }
       detail::wgmma_commit();
       detail::wgmma_wait1();  // the previous stage's wgmmas have retired: release it
-      if (kt > 0 && lane == 0) release_stage((it - 1) % S);
+      if (kt > 0 && lane == 0) mbar_arrive(&empty[(it - 1) % S]);
     }
     if (lane == 0) mbar_arrive(&order[c]);  // every stage of this tile observed: next may go
     detail::wgmma_wait0();
-    if (lane == 0) release_stage((it - 1) % S);
+    if (lane == 0) mbar_arrive(&empty[(it - 1) % S]);
 
     // Epilogue: slices `warp` (rows 16w.. of half 0, acc0), then `warp + 4`
     // (half 1, acc1, moved into acc0). acc0 is consumed kU groups of 16
@@ -730,16 +667,15 @@ __global__ void __launch_bounds__(PCfg<S, NC, BN>::kThreads, 1)
     }
   }
   if (lane == 0) detail::tma_store_wait_all();
-  cluster_exit();
 }
 
-template <int S, int NC, int BN, Optimizer O, DType WT, DType ST, bool FD, bool MC>
+template <int S, int NC, int BN, Optimizer O, DType WT, DType ST, bool FD>
 cudaError_t launch_pingpong(const StepParams& p, const Shape& s, const bf16* dY, const bf16* X,
                             void* W, void* m, void* v, float* dump, cudaStream_t stream) {
   using C = PCfg<S, NC, BN>;
   constexpr int kBN = BN;
-  auto kernel = fused_wgmma_pingpong_kernel<S, NC, BN, O, WT, ST, FD, MC>;
-  static int sms = 0, clusters = 0;
+  auto kernel = fused_wgmma_pingpong_kernel<S, NC, BN, O, WT, ST, FD>;
+  static int sms = 0;
   if (sms == 0) {
     cudaError_t e =
         cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, C::kSmemBytes);
@@ -747,16 +683,6 @@ cudaError_t launch_pingpong(const StepParams& p, const Shape& s, const bf16* dY,
     int dev = 0;
     cudaGetDevice(&dev);
     cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
-    if (MC) {  // how many 2-CTA clusters of this kernel fit at once (GPCs may leave an SM out)
-      cudaLaunchConfig_t q{};
-      cudaLaunchAttribute a{};
-      a.id = cudaLaunchAttributeClusterDimension;
-      a.val.clusterDim.x = 2, a.val.clusterDim.y = 1, a.val.clusterDim.z = 1;
-      q.gridDim = dim3(2 * (sms / 2)), q.blockDim = dim3(C::kThreads), q.dynamicSmemBytes = C::kSmemBytes;
-      q.attrs = &a, q.numAttrs = 1;
-      e = cudaOccupancyMaxActiveClusters(&clusters, kernel, &q);
-      if (e != cudaSuccess) return e;
-    }
   }
   constexpr bool state = O == Optimizer::momentum_state;
   const bool seeded = state && v != nullptr;
@@ -776,35 +702,21 @@ cudaError_t launch_pingpong(const StepParams& p, const Shape& s, const bf16* dY,
       kBox * static_cast<int>(BN * (dtype_bytes(WT) + 2 * dtype_bytes(ST)) / 128);
   int nslots = C::kRing / slot_bytes;
   if (nslots > kMaxSlots) nslots = kMaxSlots;
-  const int tiles_n = s.H / kBN, tiles = (s.N / kBM) * tiles_n;
-  // The tiles pair into 128 x 256 pairs (the same dY columns) whenever the
-  // number of tile columns is even; otherwise, or with no cluster resident,
-  // every CTA loads its own dY in the usual order (the same bits either way).
-  const bool paired = MC && tiles_n % 2 == 0 && clusters > 0;
-  if (!paired) {
-    kernel<<<tiles < sms ? tiles : sms, C::kThreads, C::kSmemBytes, stream>>>(
-        ma, mb, mw, mm, mv, p, s, seeded, nslots, dump, false);
-    return cudaGetLastError();
-  }
-  int grid = tiles < 2 * clusters ? tiles : 2 * clusters;  // tiles is even here
-  cudaLaunchConfig_t lc{};
-  cudaLaunchAttribute a{};
-  a.id = cudaLaunchAttributeClusterDimension;
-  a.val.clusterDim.x = 2, a.val.clusterDim.y = 1, a.val.clusterDim.z = 1;
-  lc.gridDim = dim3(grid), lc.blockDim = dim3(C::kThreads), lc.dynamicSmemBytes = C::kSmemBytes;
-  lc.stream = stream, lc.attrs = &a, lc.numAttrs = 1;
-  return cudaLaunchKernelEx(&lc, kernel, ma, mb, mw, mm, mv, p, s, seeded, nslots, dump, true);
+  const int tiles = (s.N / kBM) * (s.H / kBN);
+  kernel<<<tiles < sms ? tiles : sms, C::kThreads, C::kSmemBytes, stream>>>(ma, mb, mw, mm, mv, p, s,
+                                                                         seeded, nslots, dump);
+  return cudaGetLastError();
 }
 
-template <int S, int NC, int BN, Optimizer O, bool FD, bool MC>
+template <int S, int NC, int BN, Optimizer O, bool FD>
 cudaError_t launch_types(const StepParams& p, const Shape& s, const bf16* dY, const bf16* X,
                          void* W, DType wt, void* m, void* v, DType st, float* dump,
                          cudaStream_t stream) {
   constexpr DType F = DType::f32, B = DType::bf16;
-  if (wt == B && st == B) return launch_pingpong<S, NC, BN, O, B, B, FD, MC>(p, s, dY, X, W, m, v, dump, stream);
-  if (wt == B && st == F) return launch_pingpong<S, NC, BN, O, B, F, FD, MC>(p, s, dY, X, W, m, v, dump, stream);
-  if (wt == F && st == B) return launch_pingpong<S, NC, BN, O, F, B, FD, MC>(p, s, dY, X, W, m, v, dump, stream);
-  return launch_pingpong<S, NC, BN, O, F, F, FD, MC>(p, s, dY, X, W, m, v, dump, stream);
+  if (wt == B && st == B) return launch_pingpong<S, NC, BN, O, B, B, FD>(p, s, dY, X, W, m, v, dump, stream);
+  if (wt == B && st == F) return launch_pingpong<S, NC, BN, O, B, F, FD>(p, s, dY, X, W, m, v, dump, stream);
+  if (wt == F && st == B) return launch_pingpong<S, NC, BN, O, F, B, FD>(p, s, dY, X, W, m, v, dump, stream);
+  return launch_pingpong<S, NC, BN, O, F, F, FD>(p, s, dY, X, W, m, v, dump, stream);
 }
 
 }  // namespace
@@ -816,19 +728,17 @@ cudaError_t launch_fused_wgmma_pingpong(const TileConfig& cfg, const StepParams&
   if (cfg.bm != kBM || cfg.bk != kBK) return cudaErrorInvalidValue;
   // 128 x 128 tiles: two math warpgroups; 128 x 64: four (half the
   // accumulator each, twice the warps in the epilogue).
-#define FK_PP_DISPATCH(S, NC, BN, FD, MC)                                                     \
+#define FK_PP_DISPATCH(S, NC, BN, FD)                                                           \
   switch (p.opt) {                                                                             \
     case Optimizer::adamw:                                                                     \
-      return launch_types<S, NC, BN, Optimizer::adamw, FD, MC>(p, s, dY, X, W, wt, m, v, st,   \
-                                                               dump, stream);                  \
+      return launch_types<S, NC, BN, Optimizer::adamw, FD>(p, s, dY, X, W, wt, m, v, st, dump, \
+                                                           stream);                            \
     case Optimizer::sgd_momentum:                                                              \
-      return launch_types<S, NC, BN, Optimizer::sgd_momentum, false, MC>(p, s, dY, X, W, wt,   \
-                                                                         m, v, st, dump,       \
-                                                                         stream);              \
+      return launch_types<S, NC, BN, Optimizer::sgd_momentum, false>(p, s, dY, X, W, wt, m, v, \
+                                                                     st, dump, stream);        \
     case Optimizer::momentum_state:                                                            \
-      return launch_types<S, NC, BN, Optimizer::momentum_state, false, MC>(p, s, dY, X, W, wt, \
-                                                                           m, v, st, dump,     \
-                                                                           stream);            \
+      return launch_types<S, NC, BN, Optimizer::momentum_state, false>(p, s, dY, X, W, wt, m,  \
+                                                                       v, st, dump, stream);   \
   }
   // The stage-ring depths instantiated (tiling.cpp's wgmma_configs()): the
   // default FK_PP_STAGES for both tile widths, 4 for 128 x 128, 5 for 128 x 64;
@@ -836,20 +746,15 @@ cudaError_t launch_fused_wgmma_pingpong(const TileConfig& cfg, const StepParams&
   // the default depth and at 4.
   const int stages = cfg.stages ? cfg.stages : FK_PP_STAGES;
   if (cfg.checked_div && cfg.bn != 128) return cudaErrorInvalidValue;
-  if (cfg.multicast_dy && (cfg.bn != 128 || stages != 4)) return cudaErrorInvalidValue;
-  const bool fd = cfg.checked_div, mc = cfg.multicast_dy;
-  if (cfg.bn == 128 && stages == FK_PP_STAGES && !fd && !mc) FK_PP_DISPATCH(FK_PP_STAGES, 2, 128, false, false)
-  if (cfg.bn == 128 && stages == FK_PP_STAGES && fd && !mc) FK_PP_DISPATCH(FK_PP_STAGES, 2, 128, true, false)
-  if (cfg.bn == 64 && stages == FK_PP_STAGES) FK_PP_DISPATCH(FK_PP_STAGES, 4, 64, false, false)
+  if (cfg.bn == 128 && stages == FK_PP_STAGES && !cfg.checked_div) FK_PP_DISPATCH(FK_PP_STAGES, 2, 128, false)
+  if (cfg.bn == 128 && stages == FK_PP_STAGES && cfg.checked_div) FK_PP_DISPATCH(FK_PP_STAGES, 2, 128, true)
+  if (cfg.bn == 64 && stages == FK_PP_STAGES) FK_PP_DISPATCH(FK_PP_STAGES, 4, 64, false)
 #if FK_PP_STAGES != 4
-  if (cfg.bn == 128 && stages == 4 && !fd && !mc) FK_PP_DISPATCH(4, 2, 128, false, false)
-  if (cfg.bn == 128 && stages == 4 && fd && !mc) FK_PP_DISPATCH(4, 2, 128, true, false)
+  if (cfg.bn == 128 && stages == 4 && !cfg.checked_div) FK_PP_DISPATCH(4, 2, 128, false)
+  if (cfg.bn == 128 && stages == 4 && cfg.checked_div) FK_PP_DISPATCH(4, 2, 128, true)
 #endif
-  // Step 15: the dY multicast over 2-CTA clusters, at the 4-stage depth.
-  if (cfg.bn == 128 && stages == 4 && !fd && mc) FK_PP_DISPATCH(4, 2, 128, false, true)
-  if (cfg.bn == 128 && stages == 4 && fd && mc) FK_PP_DISPATCH(4, 2, 128, true, true)
 #if FK_PP_STAGES != 5
-  if (cfg.bn == 64 && stages == 5) FK_PP_DISPATCH(5, 4, 64, false, false)
+  if (cfg.bn == 64 && stages == 5) FK_PP_DISPATCH(5, 4, 64, false)
 #endif
 #undef FK_PP_DISPATCH
   return cudaErrorInvalidValue;

@@ -72,17 +72,6 @@ __device__ __forceinline__ void mbar_wait(std::uint64_t* b, unsigned parity) {
       "r"(parity)
       : "memory");
 }
-/// mbar_wait with acquire at cluster scope: for a barrier that the other CTA
-/// of the cluster arrives on (mbar_arrive_cluster) before this CTA's copy
-/// engine overwrites that CTA's shared memory.
-__device__ __forceinline__ void mbar_wait_cluster(std::uint64_t* b, unsigned parity) {
-  asm volatile(
-      "{\n.reg .pred P1;\nLAB_WAIT:\n"
-      "mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 P1, [%0], %1;\n"
-      "@P1 bra DONE;\nbra LAB_WAIT;\nDONE:\n}\n" ::"r"(smem_u32(b)),
-      "r"(parity)
-      : "memory");
-}
 /// Box at element coordinates (x = column, y = row) of `map` into shared
 /// memory at `dst`; completes `bytes` on `bar`.
 __device__ __forceinline__ void tma_load_2d(void* dst, const CUtensorMap* map, int x, int y,
@@ -92,50 +81,6 @@ __device__ __forceinline__ void tma_load_2d(void* dst, const CUtensorMap* map, i
       "{%2, %3}], [%4];\n" ::"r"(smem_u32(dst)),
       "l"(reinterpret_cast<std::uint64_t>(map)), "r"(x), "r"(y), "r"(smem_u32(bar))
       : "memory");
-}
-/// As tma_load_2d, but the box lands at the same shared-memory offset in every
-/// CTA of the cluster named in `mask` (bit r: rank r), and completes its bytes
-/// on the barrier at `bar`'s offset in each of them (issue #20 step 14).
-__device__ __forceinline__ void tma_load_2d_multicast(void* dst, const CUtensorMap* map, int x,
-                                                      int y, std::uint64_t* bar,
-                                                      std::uint16_t mask) {
-  asm volatile(
-      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::"
-      "cluster [%0], [%1, {%2, %3}], [%4], %5;\n" ::"r"(smem_u32(dst)),
-      "l"(reinterpret_cast<std::uint64_t>(map)), "r"(x), "r"(y), "r"(smem_u32(bar)), "h"(mask)
-      : "memory");
-}
-/// This CTA's rank in its cluster.
-__device__ __forceinline__ unsigned cluster_ctarank() {
-  unsigned r;
-  asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));
-  return r;
-}
-/// One arrival on the barrier at `b`'s offset in the shared memory of the
-/// cluster's CTA of rank `cta` (release at cluster scope: this thread's
-/// earlier reads of the stage are ordered before the peer's refill).
-__device__ __forceinline__ void mbar_arrive_cluster(std::uint64_t* b, unsigned cta) {
-  asm volatile(
-      "{\n.reg .b32 ra;\nmapa.shared::cluster.u32 ra, %0, %1;\n"
-      "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [ra];\n}\n" ::"r"(smem_u32(b)),
-      "r"(cta)
-      : "memory");
-}
-/// As mbar_arrive_cluster with the default semantics (release at CTA scope),
-/// the form CUTLASS's ClusterBarrier uses for a remote arrival.
-__device__ __forceinline__ void mbar_arrive_remote(std::uint64_t* b, unsigned cta) {
-  asm volatile(
-      "{\n.reg .b32 ra;\nmapa.shared::cluster.u32 ra, %0, %1;\n"
-      "mbarrier.arrive.shared::cluster.b64 _, [ra];\n}\n" ::"r"(smem_u32(b)),
-      "r"(cta)
-      : "memory");
-}
-/// Every thread of every CTA of the cluster: arrive, then wait for all
-/// (each warp converged; the barriers' initialisation is visible after it).
-__device__ __forceinline__ void cluster_sync() {
-  asm volatile(
-      "barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;\n" ::
-          : "memory");
 }
 /// Box of shared memory at `src` to (x, y) of `map` (bulk async-group of
 /// this thread; commit with tma_store_commit).

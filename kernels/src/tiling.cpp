@@ -9,7 +9,7 @@ namespace fusecert::kernels {
 std::string TileConfig::name() const {
   return std::string(engine == Engine::simt ? "simt_" : engine == Engine::mma ? "mma_" : "wgmma_") + std::to_string(bm) + "x" +
          std::to_string(bn) + "x" + std::to_string(bk) + (epilogue == 1 ? "_smem" : epilogue == 2 ? "_ws" : epilogue == 3 ? "_tma" : epilogue == 4 ? "_tma2" : epilogue == 5 ? "_pingpong" : "") +
-         (stages ? "_s" + std::to_string(stages) : "") + (checked_div ? "_cdiv" : "") + (multicast_dy ? "_mcdy" : "");
+         (stages ? "_s" + std::to_string(stages) : "") + (checked_div ? "_cdiv" : "");
 }
 
 // Must match the instantiations in cuda/fused_wgrad.cu.
@@ -31,9 +31,7 @@ std::vector<TileConfig> wgmma_configs() {
           {Engine::wgmma, 128, 128, 64, 4}, {Engine::wgmma, 128, 64, 64, 4},
           {Engine::wgmma, 128, 128, 64, 5}, {Engine::wgmma, 128, 64, 64, 5},
           {Engine::wgmma, 128, 128, 64, 5, 4}, {Engine::wgmma, 128, 64, 64, 5, 5},
-          {Engine::wgmma, 128, 128, 64, 5, 0, true}, {Engine::wgmma, 128, 128, 64, 5, 4, true},
-          {Engine::wgmma, 128, 128, 64, 5, 4, false, true},
-          {Engine::wgmma, 128, 128, 64, 5, 4, true, true}};
+          {Engine::wgmma, 128, 128, 64, 5, 0, true}, {Engine::wgmma, 128, 128, 64, 5, 4, true}};
 }
 
 std::vector<Tile> partition(int N, int H, const TileConfig& cfg) {
@@ -54,8 +52,6 @@ std::string unsupported_reason(const TileConfig& cfg, const Shape& s) {
     return "a stage-ring depth is a _pingpong configuration's only";
   if (cfg.checked_div && !(cfg.engine == Engine::wgmma && cfg.epilogue == 5 && cfg.bn == 128))
     return "the checked division is a 128x128 _pingpong configuration's only";
-  if (cfg.multicast_dy && !(cfg.engine == Engine::wgmma && cfg.epilogue == 5 && cfg.bn == 128 && cfg.stages == 4))
-    return "the dY multicast is a 128x128 4-stage _pingpong configuration's only";
   if (cfg.engine != Engine::simt) {
     const std::string e = cfg.engine == Engine::mma ? "mma" : "wgmma";
     // 16-byte loads (cp.async, TMA) of dY rows need a stride of 8 bf16.

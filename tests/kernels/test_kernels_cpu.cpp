@@ -128,38 +128,13 @@ TEST(Tiling, CheckedDivisionIsAPingPongConfiguration) {
       EXPECT_NE(c.name().find("_cdiv"), std::string::npos) << c.name();
       EXPECT_EQ(fk::unsupported_reason(c, {512, 256, 256}), "") << c.name();
     }
-  EXPECT_EQ(named, 3);  // 3-stage, 4-stage, and 4-stage with the dY multicast
+  EXPECT_EQ(named, 2);
   fk::TileConfig tma2{fk::Engine::wgmma, 128, 128, 64, 4};
   tma2.checked_div = true;
   EXPECT_NE(fk::unsupported_reason(tma2, {512, 256, 256}), "");
   fk::TileConfig narrow{fk::Engine::wgmma, 128, 64, 64, 5};
   narrow.checked_div = true;
   EXPECT_NE(fk::unsupported_reason(narrow, {512, 256, 256}), "");
-}
-
-// The dY multicast over 2-CTA clusters (issue #20 step 15) is a configuration
-// of the 4-stage 128 x 128 ping-pong only, with and without the checked
-// division; any other engine, tile width or depth is refused.
-TEST(Tiling, DyMulticastIsA4StagePingPongConfiguration) {
-  std::vector<std::string> names;
-  for (const auto& c : fk::wgmma_configs())
-    if (c.multicast_dy) {
-      names.push_back(c.name());
-      EXPECT_EQ(fk::unsupported_reason(c, {512, 256, 256}), "") << c.name();
-      // H / 128 odd: the tiles do not pair, the kernel loads dY per CTA, still supported.
-      EXPECT_EQ(fk::unsupported_reason(c, {512, 256, 384}), "") << c.name();
-    }
-  EXPECT_EQ(names, (std::vector<std::string>{"wgmma_128x128x64_pingpong_s4_mcdy",
-                                             "wgmma_128x128x64_pingpong_s4_cdiv_mcdy"}));
-  fk::TileConfig tma2{fk::Engine::wgmma, 128, 128, 64, 4};
-  tma2.multicast_dy = true;
-  EXPECT_NE(fk::unsupported_reason(tma2, {512, 256, 256}), "");
-  fk::TileConfig narrow{fk::Engine::wgmma, 128, 64, 64, 5, 4};
-  narrow.multicast_dy = true;
-  EXPECT_NE(fk::unsupported_reason(narrow, {512, 256, 256}), "");
-  fk::TileConfig three{fk::Engine::wgmma, 128, 128, 64, 5};
-  three.multicast_dy = true;
-  EXPECT_NE(fk::unsupported_reason(three, {512, 256, 256}), "");
 }
 
 struct Case {

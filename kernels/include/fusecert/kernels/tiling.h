@@ -56,13 +56,6 @@ struct TileConfig {
   /// wins where the epilogue is the limit (BT 512) and loses at BT >= 2048
   /// (docs/kernels.md, step 12); the benchmark picks per shape.
   bool checked_div = false;
-  /// epilogue 5 with 128 x 128 tiles and 4 stages only (`_mcdy`): 2-CTA
-  /// clusters whose CTAs take the two halves of a 128 x 256 tile pair (the
-  /// same dY columns) and multicast dY into both (each loads one of a stage's
-  /// two dY panels: a quarter less of the main loop's operand traffic); when
-  /// H / 128 is odd the tiles do not pair and each CTA loads its own dY
-  /// (docs/kernels.md, step 15; step 14 multicast X). Same bits either way.
-  bool multicast_dy = false;
   std::string name() const;
 };
 
