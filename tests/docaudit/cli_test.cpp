@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include <cstdio>
@@ -248,3 +249,31 @@ TEST(Cli, BuildTimeVerdictsAgreeWithReprovingNow) {
     EXPECT_EQ(embedded.out, reproved.out);
   }
 }
+
+// Issue #18: a key given twice in .fusecert.yaml fails closed (exit 2) with
+// `file:line:col: error: … [input.config.duplicate-key]` and a note at the
+// first occurrence; an unknown key inside `overrides:` names the entry and
+// its position.
+TEST(Cli, DuplicateConfigKeysAndOverrideKeysAreLocatedErrors) {
+  const fs::path root = fs::path(DOCAUDIT_FIXTURES) / "anchor.broken-link" / "pass";
+  const fs::path bad = fs::temp_directory_path() / ("docaudit_dupcfg_" + std::to_string(::getpid()) + ".yaml");
+  std::string err;
+  std::ofstream(bad) << "docs:\n  rules:\n    claim.overclaim: off\n    claim.overclaim: error\n";
+  EXPECT_EQ(docs(fixture_args(root, "--config " + bad.string()), &err).rc, 2);
+  EXPECT_NE(err.find(bad.string() + ":4:5: error: duplicate key `docs.rules.claim.overclaim` (first at line 3)"),
+            std::string::npos)
+      << err;
+  EXPECT_NE(err.find("[input.config.duplicate-key]"), std::string::npos) << err;
+  EXPECT_NE(err.find(bad.string() + ":3:5: note: the key's first occurrence"), std::string::npos) << err;
+  std::ofstream(bad) << "docs:\n  overrides:\n    - files: [\"**\"]\n      rulez: {claim.overclaim: off}\n";
+  EXPECT_EQ(docs(fixture_args(root, "--config " + bad.string()), &err).rc, 2);
+  EXPECT_NE(err.find(bad.string() + ":4:7: error: unknown key `docs.overrides[0].rulez` [input.config]"), std::string::npos)
+      << err;
+  std::ofstream(bad) << "docs:\n  rules:\n    claim.overclaim: {severity: loud}\n";
+  EXPECT_EQ(docs(fixture_args(root, "--config " + bad.string()), &err).rc, 2);
+  EXPECT_NE(err.find(bad.string() + ":3:33: error: `docs.rules.claim.overclaim.severity`: a severity must be error, warning or off"),
+            std::string::npos)
+      << err;
+  fs::remove(bad);
+}
+

@@ -54,15 +54,21 @@ fs::path discover_root(const DocsArgs& a) {
 /// A configuration error at the file (line, column) its message starts with,
 /// as docaudit's ConfigError names them (`x.yaml:3:5: unknown key …`), rule
 /// input.config; about no file when the message names none that exists.
-diag::Diagnostic config_error(const std::string& what) {
+diag::Diagnostic config_error(const da::ConfigError& e) {
+  const std::string what = e.what();
   static const std::regex at(R"(^(.+?)(?::([0-9]+))?(?::([0-9]+))?: (.*)$)");
   std::smatch m;
   std::error_code ec;
-  if (std::regex_match(what, m, at) && fs::is_regular_file(m[1].str(), ec))
-    return diag::error({m[1].str(), m[2].matched ? static_cast<unsigned>(std::stoul(m[2].str())) : 0u,
-                        m[3].matched ? static_cast<unsigned>(std::stoul(m[3].str())) : 0u},
-                       "input.config", m[4].str());
-  return diag::error({}, "input.config", "configuration: " + what);
+  if (std::regex_match(what, m, at) && fs::is_regular_file(m[1].str(), ec)) {
+    diag::Diagnostic d = diag::error({m[1].str(), m[2].matched ? static_cast<unsigned>(std::stoul(m[2].str())) : 0u,
+                                      m[3].matched ? static_cast<unsigned>(std::stoul(m[3].str())) : 0u},
+                                     e.rule, m[4].str());
+    if (e.first_line > 0)
+      d.note({m[1].str(), static_cast<unsigned>(e.first_line), static_cast<unsigned>(e.first_col)},
+             "the key's first occurrence");
+    return d;
+  }
+  return diag::error({}, e.rule, "configuration: " + what);
 }
 
 int run_docs(const DocsArgs& a) {
@@ -131,7 +137,7 @@ int run_docs(const DocsArgs& a) {
     std::cout.flush();
     return diag::code(res.findings.empty() ? diag::Exit::Clean : diag::Exit::Findings);
   } catch (const da::ConfigError& e) {
-    report("fusecert docs", config_error(e.what()));
+    report("fusecert docs", config_error(e));
     return diag::code(diag::Exit::InputError);
   } catch (const da::UnreadablePath& e) {
     report("fusecert docs", diag::unreadable(e.path, e.cause));
