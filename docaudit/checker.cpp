@@ -319,9 +319,11 @@ CheckResult run_check(const RuleSet& rules, const CheckOptions& opt) {
   std::vector<fs::path> paths = opt.paths;
   const bool tree_exists = fs::is_directory(repo.audit_root(), ec);
   if ((paths.empty() && opt.removed.empty() && !opt.with_tree) || (opt.with_tree && opt.require_tree)) {
+    if (!tree_exists && opt.with_tree)
+      throw UsageError("--whole-tree: the audit root `" + repo.audit_root().string() +
+                       "` does not exist (a configuration file is in use, so the repository declares one)");
     if (!tree_exists)
-      throw UsageError((opt.with_tree ? std::string("--whole-tree") : std::string("no PATH given")) +
-                       " and the audit root `" + repo.audit_root().string() + "` does not exist");
+      throw UsageError("no PATH given and the audit root `" + repo.audit_root().string() + "` does not exist");
   }
   if ((paths.empty() && opt.removed.empty()) || opt.with_tree) {
     if (tree_exists) paths.push_back(repo.audit_root());
