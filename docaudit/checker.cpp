@@ -317,10 +317,16 @@ CheckResult run_check(const RuleSet& rules, const CheckOptions& opt) {
   if (!fs::is_directory(opt.repo_root, ec)) throw UsageError(opt.repo_root.string() + ": repository root is not a folder");
   const Repo repo(opt.repo_root, rules);
   std::vector<fs::path> paths = opt.paths;
-  if (paths.empty() && opt.removed.empty()) {
-    if (!fs::is_directory(repo.audit_root(), ec))
+  const bool tree_exists = fs::is_directory(repo.audit_root(), ec);
+  if ((paths.empty() && opt.removed.empty() && !opt.with_tree) || (opt.with_tree && opt.require_tree)) {
+    if (!tree_exists && opt.with_tree)
+      throw UsageError("--whole-tree: the audit root `" + repo.audit_root().string() +
+                       "` does not exist (a configuration file is in use, so the repository declares one)");
+    if (!tree_exists)
       throw UsageError("no PATH given and the audit root `" + repo.audit_root().string() + "` does not exist");
-    paths.push_back(repo.audit_root());
+  }
+  if ((paths.empty() && opt.removed.empty()) || opt.with_tree) {
+    if (tree_exists) paths.push_back(repo.audit_root());
   }
   const std::vector<std::string> ignored = opt.respect_gitignore ? git_ignored(repo.root()) : std::vector<std::string>{};
   std::vector<fs::path> files = collect_documents(paths, rules, repo, &ignored);
@@ -332,8 +338,10 @@ CheckResult run_check(const RuleSet& rules, const CheckOptions& opt) {
   SummaryCache cache(repo, rules);
 
   // Referrers of removed paths: every live doc of the audit root that links
-  // or names one gets the routing and link rules.
-  std::set<fs::path> referrers;
+  // or names one gets the routing and link rules. The docs a removed doc
+  // linked may have lost their only route, and what it linked can no longer
+  // be read: every other live doc of the audit root gets routing.unrouted.
+  std::set<fs::path> referrers, reroute;
   if (!opt.removed.empty() && fs::is_directory(repo.audit_root(), ec)) {
     std::vector<fs::path> removed;
     for (const auto& r : opt.removed) removed.push_back(Repo::normal(r.is_absolute() ? r : repo.root() / r));
@@ -345,8 +353,10 @@ CheckResult run_check(const RuleSet& rules, const CheckOptions& opt) {
       for (const auto& r : removed)
         if (refers_to(*d, r, rules_of(tree[i]), repo)) refers[i] = 1;
     });
-    for (std::size_t i = 0; i < tree.size(); ++i)
-      if (refers[i] && !std::binary_search(files.begin(), files.end(), tree[i])) referrers.insert(tree[i]);
+    for (std::size_t i = 0; i < tree.size(); ++i) {
+      if (std::binary_search(files.begin(), files.end(), tree[i])) continue;
+      (refers[i] ? referrers : reroute).insert(tree[i]);
+    }
   }
 
   // 1. Load and parse every document, run its own rules on its full parse
@@ -357,15 +367,19 @@ CheckResult run_check(const RuleSet& rules, const CheckOptions& opt) {
     std::vector<diag::Diagnostic> input, found, problems;
     std::vector<Suppression> sups;
     bool referrer = false;
+    bool reroute = false;  ///< only routing.unrouted (a doc a removed doc may have routed)
   };
   std::vector<fs::path> order = files;
   order.insert(order.end(), referrers.begin(), referrers.end());
+  order.insert(order.end(), reroute.begin(), reroute.end());
+  const std::size_t first_reroute = files.size() + referrers.size();
   std::vector<Pending> pending(order.size());
   std::vector<std::unique_ptr<Summary>> summaries(order.size());
   parallel_for(order.size(), jobs, [&](std::size_t i) {
     const RuleSet& rs = rules_of(order[i]);
     Pending& p = pending[i];
     p.referrer = i >= files.size();
+    p.reroute = i >= first_reroute;
     const Document d = load_document(order[i], repo, rs);
     summaries[i] = std::make_unique<Summary>(summarize(d, rs, repo));
     if (!p.referrer) p.input = d.input_findings;
@@ -376,7 +390,7 @@ CheckResult run_check(const RuleSet& rules, const CheckOptions& opt) {
       check_frontmatter(d, ctx, sink);
       check_lifecycle(d, ctx, sink);
     }
-    check_paths(d, ctx, sink);
+    if (!p.reroute) check_paths(d, ctx, sink);
     if (!p.referrer) check_hygiene(d, ctx, sink);
     p.sups = read_suppressions(d.outline.comments, rs, d.display, p.problems);
   });
@@ -427,12 +441,16 @@ CheckResult run_check(const RuleSet& rules, const CheckOptions& opt) {
     std::vector<diag::Diagnostic> found = std::move(p.found);
     Sink sink(rs, d.display, found);
     check_routing(d, ctx, sink);
-    check_links(d, ctx, sink);
+    if (!p.reroute) check_links(d, ctx, sink);
     if (!referrer) check_propositions(d, ctx, sink);
     std::vector<diag::Diagnostic>& problems = p.problems;
     std::vector<Suppression>& sups = p.sups;
     if (referrer) {
-      found.erase(std::remove_if(found.begin(), found.end(), [](const diag::Diagnostic& f) { return !routing_or_link_rule(f.rule); }),
+      const bool reroute_only = p.reroute;
+      found.erase(std::remove_if(found.begin(), found.end(),
+                                 [reroute_only](const diag::Diagnostic& f) {
+                                   return reroute_only ? f.rule != "routing.unrouted" : !routing_or_link_rule(f.rule);
+                                 }),
                   found.end());
       apply_suppressions(sups, found, rs, d.display);
       // A referrer's other directives are not this run's business.

@@ -37,6 +37,12 @@ struct CheckOptions {
   /// live doc under the audit root that links or names one of them gets the
   /// routing and link rules (routing.*, anchor.*). With no `paths`, only those.
   std::vector<std::filesystem::path> removed;
+  /// Also check every document of the audit root, as a tree run does (the
+  /// hook: the staged files plus the tree they change, so that a change
+  /// which orphans or breaks an unstaged document fails as CI would). A
+  /// missing audit root is then nothing to check, unless `require_tree`.
+  bool with_tree = false;
+  bool require_tree = false;  ///< with_tree: a missing audit root is a UsageError
   /// Skip files git ignores (`.gitignore`, `.git/info/exclude`) when
   /// expanding folders and globs; needs `git` when the root holds `.git`.
   bool respect_gitignore = true;

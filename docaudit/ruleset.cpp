@@ -6,7 +6,9 @@
 #include <algorithm>
 #include <cstdlib>
 #include <mutex>
+#include <map>
 #include <set>
+#include <tuple>
 
 #include "docaudit/repo.h"
 #include "docaudit/text.h"
@@ -30,41 +32,105 @@ const std::vector<std::string>& top_level_keys() {
   return keys;
 }
 
+/// A key that occurs twice in one mapping, at any depth, is a ConfigError at
+/// its second occurrence (yaml-cpp keeps one of the two values silently; which
+/// one a reader meant cannot be known). The first in file order is reported.
+/// An explicit stack (no recursion on depth); an alias bomb stops the walk
+/// after kMaxNodes nodes (a configuration has hundreds).
+void reject_duplicate_keys(const YAML::Node& root, const std::string& file) {
+  constexpr std::size_t kMaxNodes = 200000;
+  struct Item {
+    YAML::Node node;
+    std::string path;
+  };
+  struct Dup {
+    YAML::Mark at, first;
+    std::string path;
+  };
+  std::vector<Item> stack{{root, ""}};
+  std::vector<Dup> dups;
+  std::size_t visited = 0;
+  while (!stack.empty() && ++visited <= kMaxNodes) {
+    Item it = std::move(stack.back());
+    stack.pop_back();
+    if (it.node.IsMap()) {
+      std::map<std::string, YAML::Mark> first;
+      for (const auto& kv : it.node) {
+        const std::string k = kv.first.IsScalar() ? kv.first.Scalar() : "?";
+        const std::string path = it.path.empty() ? k : it.path + "." + k;
+        if (kv.first.IsScalar()) {
+          auto [f, fresh] = first.emplace(k, kv.first.Mark());
+          if (!fresh) dups.push_back({kv.first.Mark(), f->second, path});
+        }
+        stack.push_back({kv.second, path});
+      }
+    } else if (it.node.IsSequence()) {
+      std::size_t i = 0;
+      for (const auto& e : it.node) stack.push_back({e, it.path + "[" + std::to_string(i++) + "]"});
+    }
+  }
+  if (dups.empty()) return;
+  const Dup& d = *std::min_element(dups.begin(), dups.end(), [](const Dup& a, const Dup& b) {
+    return std::tie(a.at.line, a.at.column) < std::tie(b.at.line, b.at.column);
+  });
+  throw ConfigError(file + ":" + std::to_string(d.at.line + 1) + ":" + std::to_string(d.at.column + 1) +
+                        ": duplicate key `" + d.path + "` (first at line " + std::to_string(d.first.line + 1) +
+                        "); YAML keeps only one of the two values, so which one is meant is unknown",
+                    "input.config.duplicate-key", d.first.line + 1, d.first.column + 1);
+}
+
 YAML::Node load_yaml_file(const std::filesystem::path& p) {
   std::error_code ec;
   if (!std::filesystem::is_regular_file(p, ec))
     throw ConfigError(p.string() + ": configuration file not found or not a regular file");
+  YAML::Node n;
   try {
-    return YAML::LoadFile(p.string());
+    n = YAML::LoadFile(p.string());
   } catch (const YAML::Exception& e) {
     throw ConfigError(p.string() + ":" + std::to_string(e.mark.line + 1) + ": invalid YAML: " + e.msg);
   }
+  reject_duplicate_keys(n, p.string());
+  return n;
 }
 
+bool is_severity(const std::string& s) { return s == "error" || s == "warning" || s == "off"; }
+
 /// Merges `over` into `base` (a mapping of the schema). Every key of `over`
-/// must exist in `base` with the same node kind.
-void merge(YAML::Node base, const YAML::Node& over, const std::string& file, const std::string& prefix) {
-  if (!over.IsMap()) throw ConfigError(where(file, over) + ": `" + prefix + "` must be a mapping");
+/// must exist in `base` with the same node kind. `shown` is the prefix as the
+/// user wrote it (`docs.overrides[0]` for an override entry; default
+/// `prefix`), for the messages; every message carries file:line:col.
+void merge(YAML::Node base, const YAML::Node& over, const std::string& file, const std::string& prefix,
+           std::string shown = {}) {
+  if (shown.empty()) shown = prefix;
+  if (!over.IsMap()) throw ConfigError(where(file, over) + ": `" + shown + "` must be a mapping");
   for (const auto& kv : over) {
     const std::string key = kv.first.as<std::string>();
     const std::string dotted = prefix.empty() ? key : prefix + "." + key;
-    if (!base[key]) throw ConfigError(where(file, kv.first) + ": unknown key `" + dotted + "`");
+    const std::string named = shown.empty() ? key : shown + "." + key;
+    if (!base[key]) throw ConfigError(where(file, kv.first) + ": unknown key `" + named + "`");
+    // A severity is checked here, where the value's position is known (the
+    // merged rule set has none).
+    const bool severity_value = (prefix == "docs.rules" && kv.second.IsScalar()) ||
+                                (prefix.rfind("docs.rules.", 0) == 0 && key == "severity");
+    if (severity_value && (!kv.second.IsScalar() || !is_severity(kv.second.Scalar())))
+      throw ConfigError(where(file, kv.second) + ": `" + named + "`: a severity must be error, warning or off, got `" +
+                        (kv.second.IsScalar() ? kv.second.Scalar() : std::string("a ") + (kv.second.IsMap() ? "mapping" : "list")) + "`");
     YAML::Node b = base[key];
     const YAML::Node& o = kv.second;
     if (dotted == "docs.frontmatter.allowed_values") {
       // An open mapping (frontmatter key -> allowed values): replaced whole.
-      if (!o.IsMap()) throw ConfigError(where(file, o) + ": `" + dotted + "` must be a mapping of key to a list of values");
+      if (!o.IsMap()) throw ConfigError(where(file, o) + ": `" + named + "` must be a mapping of key to a list of values");
       base[key] = YAML::Clone(o);
     } else if (prefix == "docs.rules" && b.IsMap() && o.IsScalar()) {
       // `RULE: off` is short for `RULE: {severity: off}`.
       b["severity"] = YAML::Clone(o);
     } else if (b.IsMap()) {
-      merge(b, o, file, dotted);
+      merge(b, o, file, dotted, named);
     } else if (b.IsSequence()) {
-      if (!o.IsSequence()) throw ConfigError(where(file, o) + ": `" + dotted + "` must be a list");
+      if (!o.IsSequence()) throw ConfigError(where(file, o) + ": `" + named + "` must be a list");
       base[key] = YAML::Clone(o);
     } else {
-      if (!o.IsScalar()) throw ConfigError(where(file, o) + ": `" + dotted + "` must be a scalar");
+      if (!o.IsScalar()) throw ConfigError(where(file, o) + ": `" + named + "` must be a scalar");
       base[key] = YAML::Clone(o);
     }
   }
@@ -225,6 +291,7 @@ struct Overrides {
     std::vector<std::string> files;  ///< globs, repository-relative
     YAML::Node body;                 ///< the entry without `files`, a `docs:`-level mapping
     std::string file;                ///< the configuration file it came from
+    std::string shown;               ///< `docs.overrides[N]`, as messages name it
   };
   std::vector<Entry> entries;
   std::mutex mutex;
@@ -240,10 +307,13 @@ RuleSet from_yaml(const YAML::Node& merged, const std::string& label, const YAML
 /// Reads `docs.overrides` of one file: a list of {files: [glob...], <section>: ...}.
 void read_overrides(const YAML::Node& list, const std::string& file, std::vector<detail::Overrides::Entry>& out) {
   if (!list.IsSequence()) throw ConfigError(where(file, list) + ": `docs.overrides` must be a list of {files, ...}");
+  std::size_t n = 0;
   for (const auto& e : list) {
+    const std::string shown = "docs.overrides[" + std::to_string(n++) + "]";
     if (!e.IsMap()) throw ConfigError(where(file, e) + ": an `overrides` entry must be a mapping {files: [...], rules: {...}, ...}");
     detail::Overrides::Entry entry;
     entry.file = file;
+    entry.shown = shown;
     YAML::Node files = e["files"];
     if (!files) throw ConfigError(where(file, e) + ": an `overrides` entry needs `files` (globs of the documents it applies to)");
     if (files.IsScalar()) {
@@ -251,13 +321,13 @@ void read_overrides(const YAML::Node& list, const std::string& file, std::vector
     } else if (files.IsSequence()) {
       for (const auto& g : files) {
         if (!g.IsScalar() || g.Scalar().empty())
-          throw ConfigError(where(file, g) + ": every entry of `overrides[].files` must be a non-empty glob");
+          throw ConfigError(where(file, g) + ": every entry of `" + shown + ".files` must be a non-empty glob");
         entry.files.push_back(g.Scalar());
       }
     } else {
-      throw ConfigError(where(file, files) + ": `overrides[].files` must be a glob or a list of globs");
+      throw ConfigError(where(file, files) + ": `" + shown + ".files` must be a glob or a list of globs");
     }
-    if (entry.files.empty()) throw ConfigError(where(file, files) + ": `overrides[].files` is empty");
+    if (entry.files.empty()) throw ConfigError(where(file, files) + ": `" + shown + ".files` is empty");
     YAML::Node body(YAML::NodeType::Map);
     for (const auto& kv : e) {
       const std::string k = kv.first.IsScalar() ? kv.first.Scalar() : "?";
@@ -266,7 +336,7 @@ void read_overrides(const YAML::Node& list, const std::string& file, std::vector
         throw ConfigError(where(file, kv.first) + ": `" + k + "` applies to the whole run and cannot be set per path in `overrides`");
       if (k == "lifecycle" && kv.second.IsMap() && kv.second["retained"])
         throw ConfigError(where(file, kv.first) + ": `lifecycle.retained` applies to the whole run and cannot be set per path in `overrides`");
-      body[k] = kv.second;
+      body[kv.first] = kv.second;  // the key node itself: its position is kept for the messages
     }
     entry.body = body;
     out.push_back(std::move(entry));
@@ -331,7 +401,7 @@ RuleSet load_rule_set_unchecked(const std::filesystem::path& default_file,
   // an override is a ConfigError now, not when the first matching file comes.
   for (const auto& e : state->entries) {
     YAML::Node m = YAML::Clone(merged);
-    merge(m, e.body, e.file, "docs");
+    merge(m, e.body, e.file, "docs", e.shown);
     (void)from_yaml(m, label + " (overrides for " + e.files.front() + ")", retained_node, retained_file);
   }
   rs.overrides = std::move(state);
@@ -356,7 +426,7 @@ const RuleSet& RuleSet::for_path(const std::string& rel) const {
     while (at < key.size()) {
       const std::size_t comma = key.find(',', at);
       const auto& e = overrides->entries[std::stoul(key.substr(at, comma - at))];
-      merge(m, e.body, e.file, "docs");
+      merge(m, e.body, e.file, "docs", e.shown);
       at = comma + 1;
     }
     auto built = std::make_unique<RuleSet>(from_yaml(m, overrides->label, overrides->retained_node, overrides->retained_file));

@@ -25,6 +25,12 @@ namespace fusecert::docaudit {
 /// (a usage/configuration error: exit 2). what() names the file and the key.
 struct ConfigError : std::runtime_error {
   using std::runtime_error::runtime_error;
+  /// A duplicated key: rule input.config.duplicate-key, with the position of
+  /// the key's first occurrence (1-based) for a note.
+  ConfigError(const std::string& what, std::string rule_id, int first_line, int first_col)
+      : std::runtime_error(what), rule(std::move(rule_id)), first_line(first_line), first_col(first_col) {}
+  std::string rule = "input.config";
+  int first_line = 0, first_col = 0;  ///< 0: no note
 };
 
 /// A verdict a proposition row can assert, in the prover's vocabulary.

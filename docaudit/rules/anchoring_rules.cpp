@@ -13,6 +13,26 @@
 namespace fusecert::docaudit {
 namespace {
 
+/// Why `abs` (a link target Repo::exists refused) is not a file or folder,
+/// for the message: nothing there, or what is there (a symlink loop, a
+/// dangling symlink, a FIFO, a socket, a device).
+std::string not_a_file(const std::string& abs, const Repo& repo) {
+  const std::string shown = "`" + repo.display(abs) + "`";
+  std::error_code ec;
+  fs::file_status st = fs::symlink_status(fs::path(abs), ec);
+  if (ec || !fs::exists(st)) return "no file " + shown;
+  if (fs::is_symlink(st)) {
+    std::error_code e2;
+    st = fs::status(fs::path(abs), e2);
+    if (e2 == std::errc::too_many_symbolic_link_levels) return shown + " is a symlink loop, not a file";
+    if (e2 || !fs::exists(st)) return shown + " is a dangling symlink, not a file";
+  }
+  if (fs::is_fifo(st)) return shown + " is a FIFO (named pipe), not a file";
+  if (fs::is_socket(st)) return shown + " is a socket, not a file";
+  if (fs::is_block_file(st) || fs::is_character_file(st)) return shown + " is a device, not a file";
+  return shown + " is not a regular file";
+}
+
 bool is_generated(std::string_view abs, const Context& ctx) { return ctx.repo.generated(abs); }
 
 /// `p` (a path's string) names a Markdown file (`.md`, `.markdown`, any case).
@@ -235,8 +255,7 @@ void check_links(const Summary& doc, const Context& ctx, Sink& sink) {
         sink.report("anchor.generated-missing", l.pos,
                     "generated dashboard `" + repo.display(target) + "` does not exist");
       else
-        sink.report("anchor.broken-link", l.pos, "link `" + l.url + "` does not resolve: no file `" +
-                                                      repo.display(target) + "`");
+        sink.report("anchor.broken-link", l.pos, "link `" + l.url + "` does not resolve: " + not_a_file(target, repo));
       continue;
     }
     if (is_markdown(target)) {

@@ -64,8 +64,10 @@ bool has_digit(const std::string& s) {
 /// A table is a measurement table when a header cell names a measurement
 /// term and the column under it holds a number: a "Runtime" column of ✅/❌
 /// proof rungs is not a timing table. Its provenance may be stated in its
-/// caption (the paragraph after it), the paragraph before it, the prose of
-/// its section above it (the section intro), or any heading it sits under.
+/// caption (the paragraph after it), the paragraph right before it, any
+/// heading it sits under, or its header cells (the spec: "caption, heading or
+/// the paragraph before it"); an intro further up does not cover every table
+/// below it.
 void check_measurement_tables(const Document& doc, const Context& ctx, Sink& sink) {
   const RuleSet& r = ctx.rules;
   const Outline& o = doc.outline;
@@ -86,12 +88,6 @@ void check_measurement_tables(const Document& doc, const Context& ctx, Sink& sin
     std::string context = t.before + "\n" + t.after;
     for (int h = 0; h <= t.section && h < static_cast<int>(o.headings.size()); ++h)
       if (o.within(t.section, h)) context += "\n" + o.headings[h].text;
-    // The intro of its own section and of every section it sits in ("Every
-    // number here is measured on gfx1151" under the document's title).
-    for (const auto& p : o.prose)
-      if (!p.anchors.empty() && p.anchors.front().pos.line < t.pos.line &&
-          (p.section == t.section || (p.section >= 0 && o.within(t.section, p.section))))
-        context += "\n" + p.text;
     for (const auto& h : t.header) context += "\n" + h.text;
     if (any_term(context, r.provenance_terms)) continue;
     sink.report("claim.measurement-provenance", t.pos,

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include <cstdio>
@@ -247,4 +248,78 @@ TEST(Cli, BuildTimeVerdictsAgreeWithReprovingNow) {
     EXPECT_EQ(embedded.rc, reproved.rc);
     EXPECT_EQ(embedded.out, reproved.out);
   }
+}
+
+// Issue #18: a key given twice in .fusecert.yaml fails closed (exit 2) with
+// `file:line:col: error: … [input.config.duplicate-key]` and a note at the
+// first occurrence; an unknown key inside `overrides:` names the entry and
+// its position.
+TEST(Cli, DuplicateConfigKeysAndOverrideKeysAreLocatedErrors) {
+  const fs::path root = fs::path(DOCAUDIT_FIXTURES) / "anchor.broken-link" / "pass";
+  const fs::path bad = fs::temp_directory_path() / ("docaudit_dupcfg_" + std::to_string(::getpid()) + ".yaml");
+  std::string err;
+  std::ofstream(bad) << "docs:\n  rules:\n    claim.overclaim: off\n    claim.overclaim: error\n";
+  EXPECT_EQ(docs(fixture_args(root, "--config " + bad.string()), &err).rc, 2);
+  EXPECT_NE(err.find(bad.string() + ":4:5: error: duplicate key `docs.rules.claim.overclaim` (first at line 3)"),
+            std::string::npos)
+      << err;
+  EXPECT_NE(err.find("[input.config.duplicate-key]"), std::string::npos) << err;
+  EXPECT_NE(err.find(bad.string() + ":3:5: note: the key's first occurrence"), std::string::npos) << err;
+  std::ofstream(bad) << "docs:\n  overrides:\n    - files: [\"**\"]\n      rulez: {claim.overclaim: off}\n";
+  EXPECT_EQ(docs(fixture_args(root, "--config " + bad.string()), &err).rc, 2);
+  EXPECT_NE(err.find(bad.string() + ":4:7: error: unknown key `docs.overrides[0].rulez` [input.config]"), std::string::npos)
+      << err;
+  std::ofstream(bad) << "docs:\n  rules:\n    claim.overclaim: {severity: loud}\n";
+  EXPECT_EQ(docs(fixture_args(root, "--config " + bad.string()), &err).rc, 2);
+  EXPECT_NE(err.find(bad.string() + ":3:33: error: `docs.rules.claim.overclaim.severity`: a severity must be error, warning or off"),
+            std::string::npos)
+      << err;
+  fs::remove(bad);
+}
+
+// Issue #18: a link to a FIFO or a symlink loop says what is there, not "no
+// file"; a link to nothing still says "no file".
+TEST(Cli, LinkToAFifoOrASymlinkLoopSaysWhatItIs) {
+  const fs::path dir = fs::temp_directory_path() / ("docaudit_cli_fifo_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir / "docs" / "audit");
+  fs::create_directories(dir / "data");
+  ASSERT_EQ(::mkfifo((dir / "data" / "pipe").c_str(), 0600), 0);
+  fs::create_symlink("loop", dir / "data" / "loop");
+  std::ofstream(dir / "docs" / "audit" / "README.md")
+      << "---\nlast_updated: 2026-08-20\naudit_role: index\n---\n\n# Index\n\n"
+         "See [the pipe](../../data/pipe), [the loop](../../data/loop) and [nothing](../../data/none).\n";
+  CliRun r = docs("--repo-root " + dir.string() + " --today 2026-09-01");
+  EXPECT_EQ(r.rc, 1) << r.out;
+  EXPECT_NE(r.out.find("`data/pipe` is a FIFO (named pipe), not a file [anchor.broken-link]"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("`data/loop` is a symlink loop, not a file [anchor.broken-link]"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("no file `data/none` [anchor.broken-link]"), std::string::npos) << r.out;
+  fs::remove_all(dir);
+}
+
+// Issue #18: the backend example configuration of docs/docaudit.md (read from
+// the page itself) accepts `plan_state: superseded_for_active_execution_work`,
+// the historical-design value the default rule set allows.
+TEST(Cli, DocsExampleBackendConfigAcceptsTheHistoricalDesignState) {
+  const std::string page = read(fs::path(DOCAUDIT_FIXTURES) / ".." / ".." / "docs" / "docaudit.md");
+  const std::size_t from = page.find("```yaml\ndocs:\n  overrides:\n");
+  ASSERT_NE(from, std::string::npos) << "the overrides example is gone from docs/docaudit.md";
+  const std::size_t body = from + std::string("```yaml\n").size();
+  const std::string example = page.substr(body, page.find("```", body) - body);
+  ASSERT_NE(example.find("allowed_values"), std::string::npos) << example;
+  const fs::path dir = fs::temp_directory_path() / ("docaudit_cli_example_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir / "docs" / "audit" / "backend");
+  std::ofstream(dir / ".fusecert.yaml") << example;
+  std::ofstream(dir / "docs" / "audit" / "README.md")
+      << "---\nlast_updated: 2026-08-20\naudit_role: index\n---\n\n# Index\n\n- [backend](backend/README.md)\n";
+  std::ofstream(dir / "docs" / "audit" / "backend" / "README.md")
+      << "---\nlast_updated: 2026-08-20\naudit_role: index\nowner: backend\n---\n\n# Backend\n\n- [history](HISTORY.md)\n";
+  std::ofstream(dir / "docs" / "audit" / "backend" / "HISTORY.md")
+      << "---\nlast_updated: 2026-08-20\naudit_role: historical_design\nowner: backend\n"
+         "plan_state: superseded_for_active_execution_work\n---\n\n# A superseded design\n\nKept for the record.\n";
+  CliRun r = docs("--repo-root " + dir.string() + " --today 2026-09-01");
+  EXPECT_EQ(r.rc, 0) << r.out;
+  EXPECT_EQ(r.out.find("frontmatter.allowed-value"), std::string::npos) << r.out;
+  fs::remove_all(dir);
 }

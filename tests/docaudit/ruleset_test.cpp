@@ -162,7 +162,9 @@ TEST(RuleSet, OverridesFailClosed) {
             std::string::npos);
   EXPECT_NE(load_error("docs:\n  overrides:\n    - files: [a/**]\n      rules: {claim.made-up: off}\n").find("unknown key"),
             std::string::npos);
-  EXPECT_NE(load_error("docs:\n  overrides:\n    - files: [a/**]\n      hygeine: {}\n").find("unknown key `docs.hygeine`"),
+  // The key is named by its path in the file (which entry) and its position.
+  EXPECT_NE(load_error("docs:\n  overrides:\n    - files: [a/**]\n      hygeine: {}\n")
+                .find("c.yaml:4:7: unknown key `docs.overrides[0].hygeine`"),
             std::string::npos);
   EXPECT_NE(load_error("docs:\n  overrides:\n    - files: [a/**]\n      tree: {audit_root: x}\n").find("cannot be set per path"),
             std::string::npos);
@@ -187,4 +189,72 @@ TEST(RuleSet, IdPatternRunsInRe2) {
   EXPECT_TRUE(def.is_proposition_id("P2a"));
   EXPECT_TRUE(def.is_proposition_id("P" + std::string(100000, '7')));  // std::regex recursed on this
   EXPECT_FALSE(def.is_proposition_id("P2 and more"));
+}
+
+// Issue #18: a key given twice in .fusecert.yaml is an error at its second
+// occurrence, at any depth (yaml-cpp silently keeps one of the two values).
+TEST(RuleSet, DuplicateKeysAreAnErrorAtAnyDepth) {
+  auto dup = [](const std::string& config) -> ConfigError {
+    try {
+      load_rule_set(DOCAUDIT_RULES_FILE, {write_temp("d.yaml", config)});
+    } catch (const ConfigError& e) {
+      return e;
+    }
+    return ConfigError("");
+  };
+  {  // top level
+    ConfigError e = dup("docs:\n  hygiene: {overclaim_phrases: [a]}\ndocs:\n  rules: {claim.overclaim: off}\n");
+    EXPECT_EQ(e.rule, "input.config.duplicate-key");
+    EXPECT_NE(std::string(e.what()).find("d.yaml:3:1: duplicate key `docs`"), std::string::npos) << e.what();
+    EXPECT_EQ(e.first_line, 1);
+    EXPECT_EQ(e.first_col, 1);
+  }
+  {  // nested two levels
+    ConfigError e = dup("docs:\n  lifecycle:\n    snapshot_max_age_days: 30\n    snapshot_max_age_days: 60\n");
+    EXPECT_EQ(e.rule, "input.config.duplicate-key");
+    EXPECT_NE(std::string(e.what()).find("d.yaml:4:5: duplicate key `docs.lifecycle.snapshot_max_age_days` (first at line 3)"),
+              std::string::npos)
+        << e.what();
+  }
+  {  // a rule id twice
+    ConfigError e = dup("docs:\n  rules:\n    claim.overclaim: off\n    claim.overclaim: error\n");
+    EXPECT_NE(std::string(e.what()).find("d.yaml:4:5: duplicate key `docs.rules.claim.overclaim`"), std::string::npos)
+        << e.what();
+  }
+  {  // inside an overrides entry (a list element)
+    ConfigError e = dup("docs:\n  overrides:\n    - files: [a/**]\n      rules: {claim.overclaim: off}\n"
+                        "      rules: {claim.overclaim: error}\n");
+    EXPECT_NE(std::string(e.what()).find("d.yaml:5:7: duplicate key `docs.overrides[0].rules`"), std::string::npos)
+        << e.what();
+  }
+  {  // the first duplicate in file order is the one reported
+    ConfigError e = dup("docs:\n  tree: {audit_root: a, audit_root: b}\n  hygiene: {x: 1, x: 2}\n");
+    EXPECT_NE(std::string(e.what()).find("d.yaml:2:25: duplicate key `docs.tree.audit_root`"), std::string::npos)
+        << e.what();
+  }
+  // Same key in two different mappings is no duplicate.
+  EXPECT_NO_THROW(load_rule_set(DOCAUDIT_RULES_FILE,
+                                {write_temp("ok2.yaml", "docs:\n  overrides:\n    - files: [a/**]\n      rules: {claim.overclaim: off}\n"
+                                                        "    - files: [b/**]\n      rules: {claim.overclaim: error}\n")}));
+}
+
+// Issue #18: a bad severity names its position and its path, also in an
+// overrides entry; an unknown key inside overrides names the entry.
+TEST(RuleSet, BadSeverityAndOverrideKeysNamePositionAndPath) {
+  EXPECT_NE(load_error("docs:\n  rules:\n    claim.overclaim: sometimes\n")
+                .find("c.yaml:3:22: `docs.rules.claim.overclaim`: a severity must be error, warning or off, got `sometimes`"),
+            std::string::npos)
+      << load_error("docs:\n  rules:\n    claim.overclaim: sometimes\n");
+  EXPECT_NE(load_error("docs:\n  rules:\n    claim.overclaim: {severity: loud}\n")
+                .find("c.yaml:3:33: `docs.rules.claim.overclaim.severity`: a severity must be error, warning or off, got `loud`"),
+            std::string::npos)
+      << load_error("docs:\n  rules:\n    claim.overclaim: {severity: loud}\n");
+  const std::string o = load_error("docs:\n  overrides:\n    - files: [a/**]\n    - files: [b/**]\n      rules:\n        claim.overclaim: meh\n");
+  EXPECT_NE(o.find("c.yaml:6:26: `docs.overrides[1].rules.claim.overclaim`: a severity must be error, warning or off, got `meh`"),
+            std::string::npos)
+      << o;
+  const std::string u = load_error("docs:\n  overrides:\n    - files: [a/**]\n      rulez: {claim.overclaim: off}\n");
+  EXPECT_NE(u.find("c.yaml:4:7: unknown key `docs.overrides[0].rulez`"), std::string::npos) << u;
+  const std::string n = load_error("docs:\n  overrides:\n    - files: [a/**]\n      rules: {claim.overclaimz: off}\n");
+  EXPECT_NE(n.find("c.yaml:4:15: unknown key `docs.overrides[0].rules.claim.overclaimz`"), std::string::npos) << n;
 }

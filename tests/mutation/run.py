@@ -473,7 +473,7 @@ def record(rows, only, started, wall, jobs, state, first=False):
         why = ", ".join("`%s`" % t for t in r["killed_by"]) if r["killed_by"] else r.get("equivalent", "")
         old[r["id"]] = ["`%s`" % r["id"], "`%s`" % r["file"], cell(r["breaks"]), r["result"], cell(why),
                         "%.0f s" % r["seconds"], "%s %s" % (commit, when)]
-    table = ["| mutant | file | what it breaks | result | killed by / why it survives | time | run |",
+    table = ["| mutant | file | what it breaks | result | killed by / why it survives | time (measured) | run |",
              "|---|---|---|---|---|---|---|"]
     results = []
     for m in MUTANTS:  # manifest order; a mutant no run has reached says so

@@ -67,5 +67,24 @@ git add -- -h.mlir
 commit dash 1 "illegal fusion in a file named -h.mlir"
 contains dash.log "error: .* \[P2\.[a-z_]*\]$"
 contains dash.log "^-h.mlir:[0-9]*:[0-9]*: error:"
+git rm -q --cached -- -h.mlir && rm -f ./-h.mlir
+
+# The hook and CI agree (issue #18): fusecert-docs checks the whole audit
+# tree, not only the staged files. Expected from the routing semantics:
+# the index stops naming REF.md (its only route), REF.md is not staged and
+# becomes routing.unrouted -> Failed (1); deleting FUSION_PLAN.md alone
+# (nothing Markdown left to pass) breaks the index's link -> Failed (1).
+sed '/`REF.md`/d' docs/audit/README.md >"$W/r" && cp "$W/r" docs/audit/README.md
+git add docs/audit/README.md
+commit orphan 1 "the index stops naming REF.md"
+contains orphan.log "docs/audit/REF.md:.*routing.unrouted"
+git reset -q --hard
+git rm -q docs/audit/FUSION_PLAN.md
+commit delete_only 1 "delete a plan the index links"
+contains delete_only.log "docs/audit/README.md:.*anchor.broken-link"
+git reset -q --hard
+printf 'More background.\n' >>docs/audit/REF.md
+git add docs/audit/REF.md
+commit ref_edit 0 "an edit that breaks nothing"
 
 finish

@@ -32,6 +32,7 @@ struct DocsArgs {
   unsigned jobs = 0;
   unsigned timeout_ms = 20000;  ///< per solver query, for the verdict rows proved at run time (as prove's)
   bool reprove = false;      ///< ignore the verdicts proved at build time
+  bool whole_tree = false;   ///< also check the whole audit root (the hook)
   bool today_given = false;  ///< --today was passed (an empty value is an error, not "today")
 };
 
@@ -53,15 +54,21 @@ fs::path discover_root(const DocsArgs& a) {
 /// A configuration error at the file (line, column) its message starts with,
 /// as docaudit's ConfigError names them (`x.yaml:3:5: unknown key …`), rule
 /// input.config; about no file when the message names none that exists.
-diag::Diagnostic config_error(const std::string& what) {
+diag::Diagnostic config_error(const da::ConfigError& e) {
+  const std::string what = e.what();
   static const std::regex at(R"(^(.+?)(?::([0-9]+))?(?::([0-9]+))?: (.*)$)");
   std::smatch m;
   std::error_code ec;
-  if (std::regex_match(what, m, at) && fs::is_regular_file(m[1].str(), ec))
-    return diag::error({m[1].str(), m[2].matched ? static_cast<unsigned>(std::stoul(m[2].str())) : 0u,
-                        m[3].matched ? static_cast<unsigned>(std::stoul(m[3].str())) : 0u},
-                       "input.config", m[4].str());
-  return diag::error({}, "input.config", "configuration: " + what);
+  if (std::regex_match(what, m, at) && fs::is_regular_file(m[1].str(), ec)) {
+    diag::Diagnostic d = diag::error({m[1].str(), m[2].matched ? static_cast<unsigned>(std::stoul(m[2].str())) : 0u,
+                                      m[3].matched ? static_cast<unsigned>(std::stoul(m[3].str())) : 0u},
+                                     e.rule, m[4].str());
+    if (e.first_line > 0)
+      d.note({m[1].str(), static_cast<unsigned>(e.first_line), static_cast<unsigned>(e.first_col)},
+             "the key's first occurrence");
+    return d;
+  }
+  return diag::error({}, e.rule, "configuration: " + what);
 }
 
 int run_docs(const DocsArgs& a) {
@@ -87,6 +94,10 @@ int run_docs(const DocsArgs& a) {
     opt.repo_root = root;
     for (const auto& p : a.paths) opt.paths.emplace_back(p);
     opt.jobs = a.jobs;
+    opt.with_tree = a.whole_tree;
+    // A repository with a configuration file declares an audit tree: its
+    // absence is then an error (as in CI's tree run), never a clean hook.
+    opt.require_tree = a.whole_tree && !overrides.empty();
     if (!a.removed_list.empty()) {
       // NUL-separated (git diff -z), or one path a line.
       std::string text;
@@ -103,7 +114,7 @@ int run_docs(const DocsArgs& a) {
         if (end > at) opt.removed.emplace_back(text.substr(at, end - at));
         at = end + 1;
       }
-      if (opt.removed.empty() && a.paths.empty()) return 0;  // nothing removed, nothing named
+      if (opt.removed.empty() && a.paths.empty() && !a.whole_tree) return 0;  // nothing removed, nothing named
     }
     if (!a.today_given) {
       opt.today = std::chrono::floor<std::chrono::days>(std::chrono::system_clock::now());
@@ -126,7 +137,7 @@ int run_docs(const DocsArgs& a) {
     std::cout.flush();
     return diag::code(res.findings.empty() ? diag::Exit::Clean : diag::Exit::Findings);
   } catch (const da::ConfigError& e) {
-    report("fusecert docs", config_error(e.what()));
+    report("fusecert docs", config_error(e));
     return diag::code(diag::Exit::InputError);
   } catch (const da::UnreadablePath& e) {
     report("fusecert docs", diag::unreadable(e.path, e.cause));
@@ -156,9 +167,14 @@ void add_docs_command(CLI::App& app, int& exit_code) {
   docs->add_option("--timeout-ms", args->timeout_ms,
                    "Per-query solver timeout in ms for the verdict rows proved at run time (rows with parameters; 0 = none); "
                    "a query that runs out is inconclusive");
+  docs->add_flag("--whole-tree", args->whole_tree,
+                 "Also check every document of the audit root, as a run with no PATH does (the pre-commit hook: the staged "
+                 "files plus the unstaged documents a change can orphan or break); a missing audit root is nothing to check "
+                 "unless a configuration file is in use");
   docs->add_option("--referrers-of-removed", args->removed_list,
                    "File listing deleted or renamed-away paths (repository-relative; NUL- or newline-separated): "
-                   "the routing and link rules also run on every live doc that refers to one (with no PATH, only on those)");
+                   "the routing and link rules also run on every live doc that refers to one, and routing.unrouted on every "
+                   "other live doc of the audit root (with no PATH, only on those)");
   docs->callback([args, today, &exit_code] {
     args->today_given = today->count() > 0;
     exit_code = run_docs(*args);

@@ -95,8 +95,12 @@ std::string hook_text(const std::string& fusecert) {
   // resolve against the tree being committed) and runs there. File names are
   // passed after `--`, so a staged `-h.mlir` is a file, never an option;
   // extensions match in any case (`UPPER.MLIR`); type changes (T) are
-  // checked too. A staged deletion or rename of a document runs the routing
-  // and link rules on the documents that referred to it.
+  // checked too. `fusecert docs` runs on the staged Markdown *and* the whole
+  // audit tree of the index (--whole-tree), as CI's tree run does: an edit or
+  // deletion that orphans an unstaged document, or renames a heading an
+  // unstaged document links, fails the commit as it would fail CI. A staged
+  // deletion of any file (a path a document names) or a change of
+  // .fusecert.yaml runs the tree too, with no Markdown staged.
   return std::string("#!/bin/sh\n") + kMarker +
          " — written by `fusecert hook install`; `fusecert hook uninstall` removes it\n"
          "# (and restores the hook that was here before, if any). Checks the staged\n"
@@ -109,17 +113,17 @@ std::string hook_text(const std::string& fusecert) {
          "trap 'exit 2' INT TERM HUP\n"
          "names() { git diff --cached --name-only --no-renames -z \"$@\"; }\n"
          "names --diff-filter=ACMT -- ':(icase)*.md' >\"$t/md\" &&\n"
-         "  names --diff-filter=D -- ':(icase)*.md' >\"$t/md-removed\" &&\n"
+         "  names --diff-filter=D >\"$t/removed\" &&\n"
+         "  names -- .fusecert.yaml >\"$t/config\" &&\n"
          "  names --diff-filter=ACMT -- ':(icase)*.mlir' >\"$t/mlir\" || exit 2\n"
-         "[ -s \"$t/md\" ] || [ -s \"$t/md-removed\" ] || [ -s \"$t/mlir\" ] || exit 0\n"
+         "[ -s \"$t/md\" ] || [ -s \"$t/removed\" ] || [ -s \"$t/config\" ] || [ -s \"$t/mlir\" ] || exit 0\n"
          "mkdir \"$t/index\" && git checkout-index -a -f --prefix=\"$t/index/\" || exit 2\n"
          "cd \"$t/index\" || exit 2\n"
          "status=0\n"
          "if [ -s \"$t/md\" ]; then\n"
-         "  xargs -0 \"$FUSECERT\" docs --repo-root . -- <\"$t/md\" || status=1\n"
-         "fi\n"
-         "if [ -s \"$t/md-removed\" ]; then\n"
-         "  \"$FUSECERT\" docs --repo-root . --referrers-of-removed \"$t/md-removed\" || status=1\n"
+         "  xargs -0 \"$FUSECERT\" docs --repo-root . --whole-tree -- <\"$t/md\" || status=1\n"
+         "elif [ -s \"$t/removed\" ] || [ -s \"$t/config\" ]; then\n"
+         "  \"$FUSECERT\" docs --repo-root . --whole-tree || status=1\n"
          "fi\n"
          "if [ -s \"$t/mlir\" ]; then\n"
          "  xargs -0 \"$FUSECERT\" certify -- <\"$t/mlir\" || status=1\n"

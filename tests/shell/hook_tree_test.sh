@@ -1,0 +1,113 @@
+#!/bin/sh
+# The hook and CI agree (issue #18): `fusecert hook`'s pre-commit hook checks
+# the staged Markdown *and* the audit tree of the index, so a change that
+# orphans or breaks an unstaged document fails the commit as `fusecert docs`
+# (a tree run, CI) fails on the same tree. Each case's expected exit status
+# is written from the routing semantics (a live doc is routed when the root
+# index reaches it through links of live docs) before the hook runs:
+#   a. the only router of B (the root index) drops its link: B (unstaged) is
+#      routing.unrouted -> 1
+#   b. a heading of A that C links (`A.md#old-heading`) is renamed: C
+#      (unstaged) has anchor.broken-anchor -> 1
+#   c. the only router R of E is deleted (git rm) and its link dropped: E
+#      (unstaged) is routing.unrouted -> 1
+#   d. `--referrers-of-removed` with R removed: E, which R linked, is
+#      routing.unrouted -> 1
+# A change that breaks nothing commits (0), and in every case a tree run over
+# the same (fully staged) tree gives the hook's answer.
+# Usage: hook_tree_test.sh FUSECERT SRCDIR
+. "$(dirname "$0")/lib.sh"
+git_identity
+
+git init -q "$W/repo" && cd "$W/repo" || exit 1
+today=$(date -u +%F)
+mkdir -p docs/audit
+doc() {  # doc NAME ROLE BODY...
+  f=docs/audit/$1 role=$2
+  shift 2
+  printf -- '---\nlast_updated: %s\naudit_role: %s\n---\n\n' "$today" "$role" >"$f"
+  for line in "$@"; do printf '%s\n' "$line" >>"$f"; done
+}
+doc README.md index '# Audit index' '' 'Routes readers to every live document.' '' \
+  '- [A](A.md)' '- [B](B.md)' '- [C](C.md)' '- [R](R.md)'
+doc A.md reference '# A' '' 'Background.' '' '## Old heading' '' 'Details.'
+doc B.md reference '# B' '' 'Background.'
+doc C.md reference '# C' '' 'See [the details](A.md#old-heading).'
+doc R.md reference '# R' '' 'Read [E](E.md) next.'
+doc E.md reference '# E' '' 'Background.'
+"$BIN" docs >"$W/base.out" 2>&1 || fail "the base tree must be clean: $(cat "$W/base.out")"
+git add . && git commit -q -m base || exit 1
+"$BIN" hook install >"$W/install.out" 2>&1 || fail "hook install: $(cat "$W/install.out")"
+
+# ci NAME WANT: a tree run (what CI runs) on the work tree, which equals the
+# index here; its exit status must be WANT, the hook's.
+ci() { expect "$2" "ci_$1" "$BIN" docs --repo-root .; }
+
+# A clean edit commits, and CI agrees.
+printf 'More background.\n' >>docs/audit/B.md
+git add docs/audit/B.md
+commit clean 0 "edit B"
+ci clean 0
+
+# a. The root index drops B's link: B is orphaned though not staged.
+sed '/(B.md)/d' docs/audit/README.md >"$W/x" && cp "$W/x" docs/audit/README.md
+git add docs/audit/README.md
+commit a 1 "drop the index's link to B"
+contains a.log "docs/audit/B.md:.*routing.unrouted"
+contains a.log "commit rejected"
+ci a 1
+contains ci_a.out "docs/audit/B.md:.*routing.unrouted"
+git reset -q --hard
+
+# b. A renames the heading C links to: C's anchor breaks though not staged.
+sed 's/^## Old heading$/## New heading/' docs/audit/A.md >"$W/x" && cp "$W/x" docs/audit/A.md
+git add docs/audit/A.md
+commit b 1 "rename A's heading"
+contains b.log "docs/audit/C.md:.*anchor.broken-anchor"
+ci b 1
+contains ci_b.out "docs/audit/C.md:.*anchor.broken-anchor"
+git reset -q --hard
+
+# c. The only router of E is deleted (and the index no longer links it).
+git rm -q docs/audit/R.md
+sed '/(R.md)/d' docs/audit/README.md >"$W/x" && cp "$W/x" docs/audit/README.md
+git add docs/audit/README.md
+commit c 1 "delete R, E's only router"
+contains c.log "docs/audit/E.md:.*routing.unrouted"
+ci c 1
+contains ci_c.out "docs/audit/E.md:.*routing.unrouted"
+# The same deletion with no Markdown staged besides it (the index's link
+# left dangling): E is unrouted and the index's link broken.
+git reset -q --hard
+git rm -q docs/audit/R.md
+commit c_only 1 "delete R alone"
+contains c_only.log "docs/audit/E.md:.*routing.unrouted"
+contains c_only.log "docs/audit/README.md:.*anchor.broken-link"
+
+# d. --referrers-of-removed (no PATH): the docs R linked lose their route.
+git reset -q --hard
+git rm -q docs/audit/R.md
+sed '/(R.md)/d' docs/audit/README.md >"$W/x" && cp "$W/x" docs/audit/README.md
+printf 'docs/audit/R.md\n' >"$W/removed"
+expect 1 d "$BIN" docs --repo-root . --referrers-of-removed "$W/removed"
+contains d.out "docs/audit/E.md:.*routing.unrouted"
+git reset -q --hard
+
+# Unstaged work is not what is committed: the index is clean, the working
+# copy orphans B; the hook passes (0), as CI on the committed tree will.
+printf 'Unstaged line.\n' >>docs/audit/A.md
+git add docs/audit/A.md
+sed '/(B.md)/d' docs/audit/README.md >"$W/x" && cp "$W/x" docs/audit/README.md
+commit unstaged 0 "the orphaning edit is not staged"
+git checkout -q -- docs/audit/README.md
+
+# A .fusecert.yaml whose audit root does not exist: the tree run fails (2),
+# so the hook rejects the commit that adds it.
+printf 'docs:\n  tree:\n    audit_root: handbook\n' >.fusecert.yaml
+git add .fusecert.yaml
+commit config 1 "an audit root that does not exist"
+contains config.log "audit root"
+ci config 2
+git rm -q --cached .fusecert.yaml && rm .fusecert.yaml
+
+finish
