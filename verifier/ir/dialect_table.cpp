@@ -325,7 +325,7 @@ DialectTable parse_table(const std::string& yaml_text, const std::string& source
       // follow from what the op computes; one `computes:` says it once.
       if (field == "sums" || field == "reduction")
         bad(source, f.first, where,
-            "the field '" + field + "' is no longer read (fusecert would guess what the op computes)\nnote: use `computes: " +
+            "the field '" + field + "' is no longer a table field: `computes:` replaced it\nnote: use `computes: " +
                 "<fn>` (one of " + scalar_fn_spellings() + "): whether the op sums its operands and what it is as a " +
                 "reduce body follow from it (docs/ir-checking.md, \"Dialect tables\")");
       if (!fields.count(field)) bad(source, f.first, where, "unknown field '" + field + "'");
