@@ -84,17 +84,22 @@ TEST(StableHloTable, RolesAreSemantics) {
   const DialectTables& ts = builtin_dialects();
   ASSERT_TRUE(ts.find("stablehlo.dot_general"));
   EXPECT_EQ(ts.find("stablehlo.dot_general")->role, OpRole::Contraction);
-  EXPECT_EQ(ts.find("stablehlo.maximum")->reduction, "exact");
-  EXPECT_EQ(ts.find("stablehlo.add")->reduction, "rounded");
-  EXPECT_TRUE(ts.find("stablehlo.subtract")->sums);
-  EXPECT_FALSE(ts.find("stablehlo.multiply")->sums);
+  EXPECT_TRUE(exact_reduction(ts.find("stablehlo.maximum")->computes));
+  EXPECT_TRUE(rounded_reduction(ts.find("stablehlo.add")->computes));
+  EXPECT_TRUE(sums(ts.find("stablehlo.subtract")->computes));
+  EXPECT_FALSE(sums(ts.find("stablehlo.multiply")->computes));
   EXPECT_EQ(ts.find("chlo.square")->role, OpRole::Elementwise);
   EXPECT_EQ(ts.find("stablehlo.reduce")->role, OpRole::Reduce);
-  EXPECT_THROW(parse_dialect_table("dialect: x\nops:\n  m:\n    role: elementwise\n    reduction: fuzzy\n", "t"),
+  EXPECT_THROW(parse_dialect_table("dialect: x\nops:\n  m:\n    role: elementwise\n    computes: fuzzy\n", "t"),
                std::invalid_argument);
-  EXPECT_THROW(parse_dialect_table("dialect: x\nops:\n  m:\n    role: broadcast\n    reduction: exact\n", "t"),
+  EXPECT_THROW(parse_dialect_table("dialect: x\nops:\n  m:\n    role: broadcast\n    computes: max\n", "t"),
                std::invalid_argument);
-  EXPECT_THROW(parse_dialect_table("dialect: x\nops:\n  m:\n    role: reduce\n    sums: true\n", "t"),
+  EXPECT_THROW(parse_dialect_table("dialect: x\nops:\n  m:\n    role: reduce\n    computes: add\n", "t"),
+               std::invalid_argument);
+  // The fields `computes:` replaced (issue #15) no longer load.
+  EXPECT_THROW(parse_dialect_table("dialect: x\nops:\n  m:\n    role: elementwise\n    reduction: exact\n", "t"),
+               std::invalid_argument);
+  EXPECT_THROW(parse_dialect_table("dialect: x\nops:\n  m:\n    role: elementwise\n    sums: true\n", "t"),
                std::invalid_argument);
 }
 

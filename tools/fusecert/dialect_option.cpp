@@ -45,9 +45,18 @@ int load_dialects(const std::string& tool, const std::vector<std::string>& files
                                                "not from a table (--dialect)");
       ir::add_dialect_table(text, f);
     } catch (const std::exception& e) {
-      const std::string what = e.what();
+      std::string what = e.what();
+      // A table error may end in notes ("\nnote: use `computes:`"): each
+      // becomes a note line of the diagnostic.
+      std::vector<std::string> notes;
+      for (size_t at; (at = what.rfind("\nnote: ")) != std::string::npos; what.erase(at))
+        notes.insert(notes.begin(), what.substr(at + 7));
       // parse_dialect_table names the file itself.
-      return fail_with(tool, "input.config", (what.rfind(f, 0) == 0 ? what : f + ": " + what) + " (--dialect)");
+      diag::Diagnostic d =
+          diag::error({}, "input.config", (what.rfind(f, 0) == 0 ? what : f + ": " + what) + " (--dialect)");
+      for (auto& n : notes) d.note({}, n);
+      report(tool, d);
+      return diag::code(diag::Exit::InputError);
     }
   }
   return 0;

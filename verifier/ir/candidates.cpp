@@ -231,10 +231,10 @@ bool is_kmajor_contraction(const Op& op) {
   const Body& b = *op.body;
   if (b.yields.size() != 1 || b.yields[0] < 0) return false;
   const BodyNode& y = b.nodes[b.yields[0]];
-  if (y.op != "arith.addf" || y.operands.size() != 2) return false;
+  if (y.kind != BodyNode::Kind::Op || y.fn != ScalarFn::Add || y.operands.size() != 2) return false;
   bool mul = false;
   for (int o : y.operands)
-    if (o >= 0 && b.nodes[o].op == "arith.mulf") mul = true;
+    if (o >= 0 && b.nodes[o].kind == BodyNode::Kind::Op && b.nodes[o].fn == ScalarFn::Mul) mul = true;
   if (!mul || op.maps.size() != 3 || op.maps[0].results.empty()) return false;
   // K-major A: its first reduction (K) index comes before its last index that
   // the output also carries (A = [K, M], or [S, K, M] when split).
@@ -259,7 +259,8 @@ bool is_sum_reduction(const Op& op) {
   if (op.kind != Op::Kind::Generic || !op.body || op.num_inputs != 1) return false;
   if (std::count(op.iterators.begin(), op.iterators.end(), "reduction") < 1) return false;
   const Body& b = *op.body;
-  return b.yields.size() == 1 && b.yields[0] >= 0 && b.nodes[b.yields[0]].op == "arith.addf";
+  return b.yields.size() == 1 && b.yields[0] >= 0 && b.nodes[b.yields[0]].kind == BodyNode::Kind::Op &&
+         b.nodes[b.yields[0]].fn == ScalarFn::Add;
 }
 
 /// A contraction with dimension numbers (dot_general) computing dW = Xᵀ·dY:

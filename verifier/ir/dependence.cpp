@@ -61,12 +61,10 @@ struct Failure {
 };
 
 /// A scalar body op that adds or subtracts its operands (a second
-/// contraction summed into the gradient is found at one).
-bool body_sums(const BodyNode& n) { return n.op == "arith.addf" || n.op == "arith.subf"; }
+/// contraction summed into the gradient is found at one), by its typed op.
+bool body_sums(const BodyNode& n) { return n.kind == BodyNode::Kind::Op && sums(n.fn); }
 /// A scalar body op whose reduction is exact and order-independent.
-bool body_exact(const BodyNode& n) {
-  return n.op == "arith.maximumf" || n.op == "arith.minimumf" || n.op == "arith.maxnumf" || n.op == "arith.minnumf";
-}
+bool body_exact(const BodyNode& n) { return n.kind == BodyNode::Kind::Op && exact_reduction(n.fn); }
 
 class Analyzer {
  public:
@@ -260,7 +258,7 @@ class Analyzer {
                           op.loc};
           for (const auto& r : ins[i].reads) add_read(out, scalar ? remap(r, 0, {}, R, {}) : r, op);
         }
-        note_elementwise(op, ins, spec->sums);
+        note_elementwise(op, ins, sums(spec->computes));
         return outs;
       }
       case OpRole::Broadcast: {
@@ -560,7 +558,7 @@ class Analyzer {
       if (o.parent == op.id) body.push_back(&o);
     const OpSpec* comb = body.size() == 2 ? tables_.find(body[0]->name) : nullptr;
     const OpSpec* ret = body.size() == 2 ? tables_.find(body[1]->name) : nullptr;
-    bool ok = comb && ret && comb->role == OpRole::Elementwise && !comb->reduction.empty() &&
+    bool ok = comb && ret && comb->role == OpRole::Elementwise && is_reduction(comb->computes) &&
               ret->role == OpRole::Return && body[0]->operands.size() == 2 && body[0]->results.size() == 1 &&
               body[1]->operands.size() == 1 && body[1]->operands[0] == body[0]->results[0];
     for (int v : ok ? body[0]->operands : std::vector<int>{})
@@ -593,7 +591,7 @@ class Analyzer {
     if (kept != shape(op.results[0])) throw Failure{op.name + ": result shape is not its input's kept dimensions", op.loc};
     Reduction red;
     red.op = op.id;
-    red.exact = comb->reduction == "exact";
+    red.exact = exact_reduction(comb->computes);
     red.full = kept.empty();
     red.pure_input = ins[0].pure;
     d_.reductions.push_back(red);
@@ -832,7 +830,7 @@ Dag analyze_dag(const Module& m, int func, int grad) {
             if (r.op == def) r.returned_only = true;
         }
         // The updated weight: W + u for a function argument W of its type.
-        if (d.weight < 0 && s && s->sums && op.operands.size() == 2)
+        if (d.weight < 0 && s && sums(s->computes) && op.operands.size() == 2)
           for (int v : op.operands)
             if (m.values[v].def_op < 0 && m.values[v].type.text == m.values[returned[i]].type.text &&
                 std::find(m.funcs[func].args.begin(), m.funcs[func].args.end(), v) != m.funcs[func].args.end() &&

@@ -310,7 +310,7 @@ DialectTable parse_table(const std::string& yaml_text, const std::string& source
   if (!ops || !ops.IsMap()) bad(source, ops ? ops : root, "ops", "missing (a map of op entries)");
   unique_keys(ops, source, "ops");
   static const std::set<std::string> fields = {"role", "operands", "results", "body", "hyper", "attrs", "attrs_of",
-                                               "collective", "reduction", "sums"};
+                                               "collective", "computes"};
   std::map<std::string, std::vector<std::string>> attrs_of;
   std::map<std::string, YAML::Node> nodes;  // by full name, for the checks after attrs_of
   for (const auto& e : ops) {
@@ -319,9 +319,17 @@ DialectTable parse_table(const std::string& yaml_text, const std::string& source
     const YAML::Node n = e.second;
     if (!n.IsMap()) bad(source, e.first, where, "expected a map");
     unique_keys(n, source, where);
-    for (const auto& f : n)
-      if (!fields.count(f.first.as<std::string>()))
-        bad(source, f.first, where, "unknown field '" + f.first.as<std::string>() + "'");
+    for (const auto& f : n) {
+      const std::string field = f.first.as<std::string>();
+      // The fields `sums:` and `reduction:` said, apart, two things that
+      // follow from what the op computes; one `computes:` says it once.
+      if (field == "sums" || field == "reduction")
+        bad(source, f.first, where,
+            "the field '" + field + "' is no longer a table field: `computes:` replaced it\nnote: use `computes: " +
+                "<fn>` (one of " + scalar_fn_spellings() + "): whether the op sums its operands and what it is as a " +
+                "reduce body follow from it (docs/ir-checking.md, \"Dialect tables\")");
+      if (!fields.count(field)) bad(source, f.first, where, "unknown field '" + field + "'");
+    }
     OpSpec s;
     s.name = t.dialect + "." + short_name;
     if (!n["role"]) bad(source, e.first, where, "missing role");
@@ -380,16 +388,14 @@ DialectTable parse_table(const std::string& yaml_text, const std::string& source
     } else if (s.role == OpRole::Collective) {
       bad(source, e.first, where, "a collective needs `collective: all_reduce | reduce_scatter` (what it computes)");
     }
-    if (n["reduction"]) {
-      s.reduction = n["reduction"].as<std::string>();
-      if (s.reduction != "exact" && s.reduction != "rounded")
-        bad(source, n["reduction"], where + ".reduction", "'" + s.reduction + "' is not exact or rounded");
+    if (const YAML::Node c = n["computes"]) {
+      if (!c.IsScalar()) bad(source, c, where + ".computes", "expected a scalar function (" + scalar_fn_spellings() + ")");
+      const std::string fn = c.as<std::string>();
+      const std::optional<ScalarFn> f = scalar_fn_of(fn);
+      if (!f) bad(source, c, where + ".computes", "'" + fn + "' is not a scalar function fusecert has (" + scalar_fn_spellings() + ")");
       if (s.role != OpRole::Elementwise)
-        bad(source, n["reduction"], where + ".reduction", "only an elementwise op is a reduce body");
-    }
-    if (n["sums"]) {
-      s.sums = n["sums"].as<bool>();
-      if (s.role != OpRole::Elementwise) bad(source, n["sums"], where + ".sums", "only an elementwise op sums its operands");
+        bad(source, c, where + ".computes", "only an elementwise op computes a scalar function of its operands");
+      s.computes = *f;
     }
     if (const YAML::Node a = n["attrs"]) {
       if (!a.IsMap()) bad(source, a, where + ".attrs", "expected a map key -> kind");

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "verifier/ir/scalar_fn.h"
+
 namespace fusecert::ir {
 
 /// What an op is, as far as the guards are concerned.
@@ -56,12 +58,11 @@ struct OpSpec {
   std::string body;                       ///< reference update ("adamw", "sgd", "momentum"); empty = opaque
   std::vector<std::string> hyper;         ///< hyper-parameter keys the body reads
   std::map<std::string, KeySpec> attrs;   ///< every key the op takes (attrs_of merged in)
-  /// An elementwise op as a reduce body: "exact" (max, min: the same bits
-  /// in any order of the partials), "rounded" (a float sum), empty = not a
-  /// reduction fusecert models.
-  std::string reduction;
-  /// An elementwise op whose result is the sum or difference of its operands.
-  bool sums = false;
+  /// What an elementwise op computes (`computes: add`): whether it sums its
+  /// operands and what it is as a reduce body follow from it (scalar_fn.h:
+  /// sums, exact_reduction, rounded_reduction). Unknown when the entry says
+  /// nothing: then it is neither a sum nor a reduction fusecert models.
+  ScalarFn computes = ScalarFn::Unknown;
   /// Operand position of role `r`, or -1.
   int operand(const std::string& r) const;
 };

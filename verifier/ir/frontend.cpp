@@ -191,6 +191,28 @@ AffineMap to_map(mlir::AffineMap m) {
   return out;
 }
 
+/// What a scalar op computes, from its typed op: never from its name, so an
+/// op of another dialect named like "arith.addf" is Unknown. Only the float
+/// ops fusecert models are mapped (integer ops stay Unknown: a float add's
+/// semantics must not be given to arith.addi).
+ScalarFn scalar_fn_of(mlir::Operation* op) {
+  namespace ar = mlir::arith;
+  namespace ma = mlir::math;
+  if (mlir::isa<ar::AddFOp>(op)) return ScalarFn::Add;
+  if (mlir::isa<ar::SubFOp>(op)) return ScalarFn::Sub;
+  if (mlir::isa<ar::MulFOp>(op)) return ScalarFn::Mul;
+  if (mlir::isa<ar::DivFOp>(op)) return ScalarFn::Div;
+  if (mlir::isa<ar::NegFOp>(op)) return ScalarFn::Neg;
+  if (mlir::isa<ar::MaximumFOp>(op)) return ScalarFn::Max;
+  if (mlir::isa<ar::MinimumFOp>(op)) return ScalarFn::Min;
+  if (mlir::isa<ar::MaxNumFOp>(op)) return ScalarFn::MaxNum;
+  if (mlir::isa<ar::MinNumFOp>(op)) return ScalarFn::MinNum;
+  if (mlir::isa<ma::SqrtOp>(op)) return ScalarFn::Sqrt;
+  if (mlir::isa<ma::RsqrtOp>(op)) return ScalarFn::Rsqrt;
+  if (mlir::isa<ar::ExtFOp, ar::TruncFOp>(op)) return ScalarFn::Convert;
+  return ScalarFn::Unknown;
+}
+
 struct Translator {
   Module mod;
   std::vector<std::pair<int, std::string>> calls;  // (op id, callee symbol), resolved after the walk
@@ -246,6 +268,7 @@ struct Translator {
       } else {
         n.kind = BodyNode::Kind::Op;
         n.op = name;
+        n.fn = scalar_fn_of(&op);
         for (auto v : op.getOperands()) {
           auto it = node_of.find(v.getAsOpaquePointer());
           n.operands.push_back(it == node_of.end() ? -1 : it->second);
@@ -340,6 +363,7 @@ struct Translator {
     }
     o.is_return = mlir::isa<mlir::func::ReturnOp>(op);
     o.kind = kind_of(op);
+    o.fn = scalar_fn_of(op);
     o.access = access_of(op);
     const int oid = o.id;
     mod.ops.push_back(std::move(o));

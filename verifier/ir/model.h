@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "support/diag/diagnostic.h"
+#include "verifier/ir/scalar_fn.h"
 
 namespace fusecert::ir {
 
@@ -113,7 +114,10 @@ struct AffineMap {
 /// arguments, for recognising the optimizer by proof.
 struct BodyNode {
   enum class Kind { Arg, Const, Op } kind = Kind::Op;
-  std::string op;            ///< "arith.mulf", "math.sqrt", ... (Kind::Op)
+  std::string op;            ///< "arith.mulf", "math.sqrt", ... (Kind::Op): for messages only
+  /// What the op computes, from its typed op (isa<arith::MulFOp>, ...);
+  /// Unknown for an op fusecert has no scalar semantics for.
+  ScalarFn fn = ScalarFn::Unknown;
   int arg = -1;              ///< block argument number (Kind::Arg)
   double value = 0;          ///< constant value, exact for f32/f64 literals (Kind::Const)
   std::vector<int> operands; ///< node indices
@@ -174,6 +178,10 @@ struct Op {
   /// Kind::Loop: the body's iteration arguments (value ids), one per result.
   std::vector<int> iter_args;
   Kind kind = Kind::Other;
+  /// What a scalar upstream op computes, from its typed op (isa<arith::AddFOp>,
+  /// ...): a fused op's epilogue function is such ops. Unknown otherwise;
+  /// a table op's is its entry's `computes:` (OpSpec::computes).
+  ScalarFn fn = ScalarFn::Unknown;
   Access access = Access::Unknown;
   /// Keys the attribute boundary refused (ir::mark_refused: a value of a
   /// kind the op's table entry does not give the key, or a key it does not

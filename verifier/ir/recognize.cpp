@@ -64,15 +64,18 @@ std::optional<std::vector<typename A::T>> eval_body(A& a, const Body& b, const s
     };
     auto x = arg(0), y = arg(1);
     if (!x) return std::nullopt;
-    if (n.op == "arith.addf" && y) val[i] = a.add(*x, *y);
-    else if (n.op == "arith.subf" && y) val[i] = a.sub(*x, *y);
-    else if (n.op == "arith.mulf" && y) val[i] = a.mul(*x, *y);
-    else if (n.op == "arith.divf" && y) val[i] = a.div(*x, *y);
-    else if (n.op == "arith.negf") val[i] = a.sub(a.num(0.0), *x);
-    else if (n.op == "math.sqrt") val[i] = a.sqrt(*x);
-    else if (n.op == "math.rsqrt") val[i] = a.div(a.num(1.0), a.sqrt(*x));
-    else if (n.op == "arith.extf" || n.op == "arith.truncf") val[i] = *x;  // value-preserving over the reals
-    else return std::nullopt;
+    // What the node computes, from its typed op (BodyNode::fn), never its name.
+    switch (n.fn) {
+      case ScalarFn::Add: if (!y) return std::nullopt; val[i] = a.add(*x, *y); break;
+      case ScalarFn::Sub: if (!y) return std::nullopt; val[i] = a.sub(*x, *y); break;
+      case ScalarFn::Mul: if (!y) return std::nullopt; val[i] = a.mul(*x, *y); break;
+      case ScalarFn::Div: if (!y) return std::nullopt; val[i] = a.div(*x, *y); break;
+      case ScalarFn::Neg: val[i] = a.sub(a.num(0.0), *x); break;
+      case ScalarFn::Sqrt: val[i] = a.sqrt(*x); break;
+      case ScalarFn::Rsqrt: val[i] = a.div(a.num(1.0), a.sqrt(*x)); break;
+      case ScalarFn::Convert: val[i] = *x; break;  // value-preserving over the reals
+      default: return std::nullopt;
+    }
   }
   std::vector<typename A::T> out;
   for (int y : b.yields) {

@@ -33,17 +33,19 @@ bool identity(const ir::AffineMap& m) {
   return true;
 }
 
-/// Node kind of a binary/unary arith/math op name; false if not modelled.
-bool scalar_kind(const std::string& n, Node::Kind& k) {
-  if (n == "arith.addf") k = Node::Kind::Add;
-  else if (n == "arith.subf") k = Node::Kind::Sub;
-  else if (n == "arith.mulf") k = Node::Kind::Mul;
-  else if (n == "arith.divf") k = Node::Kind::Div;
-  else if (n == "arith.negf") k = Node::Kind::Neg;
-  else if (n == "math.sqrt") k = Node::Kind::Sqrt;
-  else if (n == "arith.extf" || n == "arith.truncf") k = Node::Kind::Convert;
-  else return false;
-  return true;
+/// Node kind of what a scalar op computes (ir::ScalarFn, set by the front
+/// end from the typed op); false if not modelled.
+bool scalar_kind(ir::ScalarFn f, Node::Kind& k) {
+  switch (f) {
+    case ir::ScalarFn::Add: k = Node::Kind::Add; return true;
+    case ir::ScalarFn::Sub: k = Node::Kind::Sub; return true;
+    case ir::ScalarFn::Mul: k = Node::Kind::Mul; return true;
+    case ir::ScalarFn::Div: k = Node::Kind::Div; return true;
+    case ir::ScalarFn::Neg: k = Node::Kind::Neg; return true;
+    case ir::ScalarFn::Sqrt: k = Node::Kind::Sqrt; return true;
+    case ir::ScalarFn::Convert: k = Node::Kind::Convert; return true;
+    default: return false;
+  }
 }
 }  // namespace
 
@@ -92,7 +94,7 @@ std::vector<int> SideTranslator::body(const ir::Body& b, const std::vector<int>&
       continue;
     }
     Node::Kind k;
-    if (!scalar_kind(n.op, k)) fail(at.loc, "body op " + n.op + " has no modelled semantics");
+    if (!scalar_kind(n.fn, k)) fail(at.loc, "body op " + n.op + " has no modelled semantics");
     std::vector<int> in;
     for (int o : n.operands) {
       if (o < 0 || val[static_cast<size_t>(o)] < 0) fail(at.loc, "body op " + n.op + " reads a value that is not modelled (an unread init?)");
@@ -141,7 +143,7 @@ std::vector<int> SideTranslator::scalar_call(const std::string& callee, const st
     if (op.kind == ir::Op::Kind::Constant) {
       const ir::Attr& v = require(op, "value", "the constant");
       val[op.results[0]] = p_.constant(v.num, f);
-    } else if (scalar_kind(op.name, k)) {
+    } else if (scalar_kind(op.fn, k)) {
       int r = k == Node::Kind::Convert ? p_.convert(in(0), f)
               : op.operands.size() == 1 ? p_.op(k, in(0))
                                         : p_.op(k, in(0), in(1));
