@@ -41,13 +41,12 @@ int load_dialects(const std::string& tool, const std::vector<std::string>& files
       // linalg.generic is SGD would override the proof of its body.
       const std::string d = ir::parse_dialect_table(text, f).dialect;
       if (ir::is_registered_dialect(d))
-        return fail_with(tool, "input.config", f + ": dialect '" + d + "' is one MLIR registers; its ops' semantics come from MLIR, "
-                                               "not from a table (--dialect)");
+        return fail_located(tool, {f}, "input.config", "dialect '" + d + "' is one MLIR registers; its ops' semantics come from MLIR, "
+                                                      "not from a table (--dialect)");
       ir::add_dialect_table(text, f);
     } catch (const std::exception& e) {
-      const std::string what = e.what();
-      // parse_dialect_table names the file itself.
-      return fail_with(tool, "input.config", (what.rfind(f, 0) == 0 ? what : f + ": " + what) + " (--dialect)");
+      // parse_dialect_table names the file itself (FILE:LINE:COL: …).
+      return fail_located_text(tool, f, "input.config", std::string(e.what()) + " (--dialect)");
     }
   }
   return 0;
