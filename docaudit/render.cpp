@@ -11,8 +11,11 @@ namespace fusecert::docaudit {
 
 std::string render_text(const CheckResult& res, const diag::TextRenderer& engine) {
   std::string out = engine.render(res.findings);
-  out += "fusecert docs: " + std::to_string(res.files) + " file(s), " + std::to_string(res.errors()) + " error(s), " +
-         std::to_string(res.warnings()) + " warning(s)\n";
+  // The counts, a remark in the one form (docs/diagnostics.md "Summary lines").
+  out += diag::TextRenderer({}, "fusecert docs")
+             .render(diag::remark({}, "summary",
+                                  std::to_string(res.files) + " file(s), " + std::to_string(res.errors()) +
+                                      " error(s), " + std::to_string(res.warnings()) + " warning(s)"));
   return out;
 }
 

@@ -21,4 +21,52 @@ Diagnostic unwritable(const std::string& file, std::string cause) {
   return make(Severity::Error, {file}, "output.unwritable", "cannot write: " + bare_cause(file, std::move(cause)));
 }
 
+Diagnostic unwritable_cause(const std::string& what, const std::string& fallback) {
+  const auto sep = what.find(": ");
+  if (sep == std::string::npos || sep == 0) return unwritable(fallback, what);
+  return unwritable(what.substr(0, sep), what.substr(sep + 2));
+}
+
+Diagnostic located(Location at, std::string rule, std::string message) {
+  std::vector<std::string> lines;
+  std::string::size_type start = 0, nl;
+  while ((nl = message.find('\n', start)) != std::string::npos) {
+    lines.push_back(message.substr(start, nl - start));
+    start = nl + 1;
+  }
+  lines.push_back(message.substr(start));
+  Diagnostic d = make(Severity::Error, at, std::move(rule), lines.front());
+  for (size_t i = 1; i < lines.size(); ++i)
+    if (!lines[i].empty()) d.note(at, lines[i]);
+  return d;
+}
+
+namespace {
+/// Reads a decimal number at `s[i]`, advancing i; 0 when there is none.
+unsigned number_at(const std::string& s, size_t& i) {
+  unsigned v = 0;
+  size_t j = i;
+  while (j < s.size() && j - i < 9 && s[j] >= '0' && s[j] <= '9') v = v * 10 + static_cast<unsigned>(s[j++] - '0');
+  if (j == i || j >= s.size() || s[j] != ':') return 0;
+  i = j + 1;
+  return v;
+}
+}  // namespace
+
+Diagnostic located_text(const std::string& file, std::string rule, const std::string& text) {
+  Location at{file};
+  std::string msg = text;
+  if (!file.empty() && text.rfind(file + ":", 0) == 0) {
+    size_t i = file.size() + 1;
+    if (unsigned line = number_at(text, i)) {
+      at.line = line;
+      at.col = number_at(text, i);
+    }
+    msg = text.substr(i);
+    if (!msg.empty() && msg[0] == ' ') msg.erase(0, 1);
+    if (msg.rfind("error: ", 0) == 0) msg.erase(0, 7);
+  }
+  return located(std::move(at), std::move(rule), std::move(msg));
+}
+
 }  // namespace fusecert::diag

@@ -35,14 +35,39 @@ std::string TextRenderer::location(const Location& at) const {
   return s;
 }
 
+namespace {
+/// The lines of `text` (a message is one line; one a front end wrote with
+/// newlines is split, and its blank lines dropped).
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> out;
+  std::string::size_type start = 0, nl;
+  const auto push = [&](std::string line) {  // trailing blanks (and a CR) dropped
+    while (!line.empty() && (line.back() == ' ' || line.back() == '\t' || line.back() == '\r')) line.pop_back();
+    if (!line.empty()) out.push_back(std::move(line));
+  };
+  while ((nl = text.find('\n', start)) != std::string::npos) {
+    push(text.substr(start, nl - start));
+    start = nl + 1;
+  }
+  push(text.substr(start));
+  if (out.empty()) out.push_back("");
+  return out;
+}
+}  // namespace
+
 std::string TextRenderer::render(const Diagnostic& d) const {
-  const std::string where = location(d.loc);
-  std::string s = (where.empty() ? "" : where + ": ") + to_string(d.severity) + ": " + d.message;
+  // Every line is one diagnostic line (docs/diagnostics.md): a message's
+  // further lines become notes at its location, a note's further lines
+  // further notes at the note's, so no line of output lacks `PATH: SEVERITY:`.
+  const std::string where = location(d.loc), lead = where.empty() ? "" : where + ": ";
+  const std::vector<std::string> msg = lines_of(d.message);
+  std::string s = lead + to_string(d.severity) + ": " + msg.front();
   if (!d.rule.empty()) s += " [" + d.rule + "]";
   s += "\n";
+  for (size_t i = 1; i < msg.size(); ++i) s += lead + "note: " + msg[i] + "\n";
   for (const auto& n : d.notes) {
     const std::string at = location(n.loc);
-    s += (at.empty() ? "" : at + ": ") + "note: " + n.message + "\n";
+    for (const auto& line : lines_of(n.message)) s += (at.empty() ? "" : at + ": ") + "note: " + line + "\n";
   }
   return s;
 }

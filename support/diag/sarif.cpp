@@ -125,6 +125,11 @@ Uri artifact_uri(const std::string& file, const fs::path& base, const fs::path& 
 }
 
 json location(const Location& l, const fs::path& base, const fs::path& root, Sources& src) {
+  // A diagnostic about no file (a usage or configuration error, a note
+  // about no place) has no physical location: the result omits `locations`
+  // and a related location keeps only its message (SARIF 2.1.0 §3.28), never
+  // an artifactLocation that names the folder.
+  if (l.file.empty()) return json::object();
   json region = json::object();
   if (l.line > 0) {
     region["startLine"] = l.line;
@@ -253,7 +258,7 @@ json render(const Run& run) {
   for (const auto& it : items) {
     const Location& l = it.d->loc;
     Placed p{location(l, base, root, src), "", "", l.line, l.col};
-    p.uri = p.loc["physicalLocation"]["artifactLocation"]["uri"].get<std::string>();
+    if (!p.loc.empty()) p.uri = p.loc["physicalLocation"]["artifactLocation"]["uri"].get<std::string>();
     const std::string* text = l.line > 0 ? src.line(l.file, l.line) : nullptr;
     p.line_hash = support::sha256_hex(it.rule + '\0' + p.uri + '\0' + it.instance + '\0' +
                                       (text ? without_whitespace(*text) : std::string()));
@@ -279,8 +284,8 @@ json render(const Run& run) {
     json res = {{"ruleId", it.rule},
                 {"ruleIndex", index.at(it.rule)},
                 {"level", level(d.severity)},
-                {"message", {{"text", d.message}}},
-                {"locations", json::array({placed[i].loc})}};
+                {"message", {{"text", d.message}}}};
+    if (!placed[i].loc.empty()) res["locations"] = json::array({placed[i].loc});
     json related = json::array();
     int id = 0;
     for (const auto& n : d.notes) {

@@ -104,6 +104,20 @@ run 2 assume "$BIN" certify --assume nosuchkey=1 "$IR/adamw_tessera.mlir"
 has assume "^fusecert certify: error: .* \[usage\]$"
 one_form assume
 
+# prove: stderr holds only diagnostics (--bench's remarks); stdout is the
+# report in the form docs/prover.md "The text report" lists, line by line.
+run 0 prove_bench "$BIN" prove P4 --no-witness --bench
+has prove_bench "^fusecert prove: remark: P4: [0-9]+ ms, solver [0-9]+ ms \[prove.bench\]$"
+has prove_bench "^fusecert prove: remark: total [0-9]+ ms, solver [0-9]+ ms, cache hits [0-9]+ \[prove.bench\]$"
+one_form prove_bench
+bad=$(grep -E -v -e '^id +statement +verdict +expected +time$' -e '^-{103}$' \
+  -e '^P[0-9][0-9a-z]* +.* +(holds|refuted|conditional|inconclusive) +(holds|refuted|conditional) +[0-9]+ms(  <-- differs)?$' \
+  -e '^total +[0-9]+ms$' -e '^$' -e '^P[0-9][0-9a-z]* — .+$' \
+  -e '^  (verdict|parameters overridden|obligation|sanity check|counterexample|witness|note)[ :(].*$' \
+  -e '^      [^ ].*$' "$W/prove_bench.out" | cat)
+[ -z "$bad" ] || fail "prove's report: lines not in its documented form: $bad"
+grep -q '^P4 — ' "$W/prove_bench.out" || fail "prove's report: no section for P4"
+
 # 3. Files that cannot be read, by every subcommand that reads files; paths
 # as named, relative to the working directory.
 mkdir -p "$W/wd/in" "$W/wd/sub" "$W/wd/folder.mlir" "$W/wd/folder.cert.json"
@@ -145,6 +159,32 @@ printf 'docs:\n  nosuch: 1\n' >bad.yaml
 run 2 docs_config_key "$BIN" docs --repo-root . --config ./bad.yaml
 has docs_config_key "^bad.yaml:2:3: error: unknown key \`docs.nosuch\` \[input.config\]$"
 one_form docs_config_key
+# A rules file that does not load is reported at its key, input.config, by
+# prove and query: one diagnostic line, not a located error inside a usage one.
+mkdir -p badrules
+printf 'propositions:\n  - id: P1\n    title: t\n' >badrules/propositions.yaml
+export FUSECERT_RULES_DIR=badrules
+run 2 prove_rules "$BIN" prove P1
+has prove_rules "^badrules/propositions.yaml:2:5: error: missing or non-scalar key 'statement' \[input.config\]$"
+one_form prove_rules
+run 2 query_rules "$BIN" query list
+has query_rules "^badrules/propositions.yaml:2:5: error: missing or non-scalar key 'statement' \[input.config\]$"
+one_form query_rules
+printf 'propositions: [\n' >badrules/propositions.yaml
+run 2 prove_rules_yaml "$BIN" prove P1
+has prove_rules_yaml "^badrules/propositions.yaml:[0-9]+:[0-9]+: error: .* \[input.config\]$"
+one_form prove_rules_yaml
+rm badrules/propositions.yaml
+run 2 prove_rules_missing "$BIN" prove P1
+has prove_rules_missing "^badrules/propositions.yaml: error: .* \[input.config\]$"
+one_form prove_rules_missing
+unset FUSECERT_RULES_DIR
+# A --dialect table that does not load: at its line, in one line.
+printf 'dialect: acme\nops: [\n' >bad_table.yaml
+run 2 dialect_bad "$BIN" certify --dialect ./bad_table.yaml in/x.mlir
+has dialect_bad "^bad_table.yaml(:[0-9]+(:[0-9]+)?)?: error: .* \[input.config\]$"
+one_form dialect_bad
+! grep -q '^fusecert certify: error: .*bad_table.yaml' "$W/dialect_bad.all" || fail "dialect_bad: the table's error is not at the table"
 run 2 certify_tree_missing "$BIN" certify -r ./missing --out out
 has certify_tree_missing "^missing: error: cannot read: no such file or folder \[input.unreadable\]$"
 one_form certify_tree_missing

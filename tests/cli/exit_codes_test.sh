@@ -106,12 +106,27 @@ expect 2 hook_input "$BIN" hook uninstall --repo "$W/repo"
 expect 0 hook_installed "$BIN" hook install --repo "$W/repo"
 expect 2 hook_usage "$BIN" hook install --no-such-option
 
-# kernels (no GPU needed): the runner's status is kernels' (a fake runner:
-# 0 every evidence row passed, 1 one failed); no runner is an input error
-# (2); a bad option is a usage error (2).
-printf '#!/bin/sh\nexit "${FAKE_RC:-0}"\n' >"$W/fake-runner" && chmod +x "$W/fake-runner"
+# kernels (no GPU needed): the runner's status is kernels' when its output is
+# the evidence that says so (a fake runner: 0 every evidence row passed, 1
+# one failed); a runner that prints no evidence is an input error (2, issue
+# #13: never a silent pass), as is no runner; a bad option is a usage error (2).
+cat >"$W/fake-runner" <<'SH'
+#!/bin/sh
+[ -n "${FAKE_SILENT:-}" ] && exit "${FAKE_RC:-0}"
+v=PASS; [ "${FAKE_RC:-0}" -eq 1 ] && v=FAIL
+echo "row 1 fused_vs_host_bitwise (P1): PASS — fake"
+echo "row 2 tile_configs_bitwise (P1): $v — fake"
+echo "row 3 no_gradient_buffer (P8): PASS — fake"
+echo "row 4 p6_fp32_accumulator_gain (P6): PASS — fake"
+if [ "$v" = PASS ]; then echo "all rows pass"; else echo "some rows FAIL"; fi
+exit "${FAKE_RC:-0}"
+SH
+chmod +x "$W/fake-runner"
 expect 0 kernels_passed env FUSECERT_KERNELS_RUNNER="$W/fake-runner" "$BIN" kernels evidence
 expect 1 kernels_failed env FAKE_RC=1 FUSECERT_KERNELS_RUNNER="$W/fake-runner" "$BIN" kernels evidence
+expect 2 kernels_silent env FAKE_SILENT=1 FUSECERT_KERNELS_RUNNER="$W/fake-runner" "$BIN" kernels evidence
+grep -q '^fusecert kernels evidence: error: .* \[kernels.runner\]$' "$W/kernels_silent.err" ||
+  fail "kernels: a silent runner not refused in the one form: $(cat "$W/kernels_silent.err")"
 expect 2 kernels_no_runner env FUSECERT_KERNELS_RUNNER="$W/absent" "$BIN" kernels evidence
 grep -q '^fusecert kernels evidence: error: .* \[kernels.runner\]$' "$W/kernels_no_runner.err" ||
   fail "kernels: no runner not in the one form: $(cat "$W/kernels_no_runner.err")"

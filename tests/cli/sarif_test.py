@@ -160,7 +160,16 @@ def check_sarif(name, path, root, text_out=None, want_ext=(), want_results=True,
         fps.add(key)
         check(re.fullmatch(r"[0-9a-f]{64}:\d+", fp.get("fusecert/v2", "")), f"{name}: fingerprint {fp} is not fusecert/v2 HASH:N")
         for loc in r.get("locations", []) + r.get("relatedLocations", []):
+            # A location about no file has no physicalLocation (only a
+            # related one may: a note with a message); never an empty one.
+            if "physicalLocation" not in loc:
+                check(loc in r.get("relatedLocations", []) and loc.get("message", {}).get("text"),
+                      f"{name}: a location with neither a physicalLocation nor a message: {loc}")
+                continue
             al = loc["physicalLocation"]["artifactLocation"]
+            # A result's file, never the folder (issue #13: `"uri": "."` for an op MLIR knew no place of).
+            u = al.get("uri", "")
+            check(u not in ("", ".", "./") and not u.endswith("/"), f"{name}: artifactLocation names no file: {al}")
             if al.get("uri", "").startswith("file://"):
                 # Outside %SRCROOT%: an absolute file URI of the file's real path, no uriBaseId (SARIF 2.1.0 §3.4.4).
                 check("uriBaseId" not in al, f"{name}: absolute {al} has a uriBaseId")
@@ -273,6 +282,24 @@ try:
     if olog:
         uris = {r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in olog["runs"][0]["results"]}
         check(uris == {"file://" + urllib.parse.quote(outside_file, safe="/-._~")}, f"certify outside: uris {uris}")
+
+    # certify IR whose ops MLIR knows no place of (loc(unknown)): the results
+    # are at the file (no region), as in the text form `unk.mlir: error: …`.
+    unk = open(os.path.join(SRC, "fixtures/ir/global_clip_tessera.mlir"), encoding="utf-8").read()
+    unk = re.sub(r"(-> (?:tensor<[^>]*>|\([^)]*\)))$", r"\1 loc(unknown)", unk, flags=re.M)
+    check(unk.count("loc(unknown)") >= 2, "the unknown-location input has no loc(unknown)")
+    open(os.path.join(P, "unk.mlir"), "w", encoding="utf-8").write(unk)
+    t = run(["certify", "unk.mlir"], P, want=(1,))
+    check(re.search(r"^unk\.mlir: error: .* \[P2\.clip_scope\]$", t.stdout, re.M), f"certify unknown loc: text {t.stdout[:400]!r}")
+    check(not re.search(r"^fusecert[^:]*: (error|note|remark)", t.stdout, re.M), f"certify unknown loc: a diagnostic about no file: {t.stdout[:400]!r}")
+    s = run(["certify", "unk.mlir", "--format", "sarif"], P, want=(1,))
+    open(os.path.join(W, "unk.sarif"), "w").write(s.stdout)
+    ulog = check_sarif("certify unknown loc", os.path.join(W, "unk.sarif"), P, want_ext=("Z3", "MLIR"))
+    if ulog:
+        for r in ulog["runs"][0]["results"]:
+            uris = [l["physicalLocation"]["artifactLocation"]["uri"] for l in r.get("locations", [])]
+            check(uris == ["unk.mlir"], f"certify unknown loc: result {r['ruleId']} at {uris}")
+    os.remove(os.path.join(P, "unk.mlir"))  # not part of the tree runs below
 
     # certify, a tree; two shards merged
     run(["certify", "ir dir", "--recursive", "--out", os.path.join(W, "tree")], P, want=(1,))

@@ -12,6 +12,7 @@
 
 #include "support/diag/file_diagnostics.h"
 #include "support/diag/render.h"
+#include "support/diag/sarif.h"
 
 namespace fs = std::filesystem;
 using namespace fusecert::diag;
@@ -94,4 +95,73 @@ TEST(TextForm, AnUnreadableFileIsReportedAtItsPath) {
             "c.json: error: cannot read: not a regular file [input.unreadable]\n");
   EXPECT_EQ(render_text(unwritable("out/a.json", "out/a.json: cannot rename into place: Permission denied")),
             "out/a.json: error: cannot write: cannot rename into place: Permission denied [output.unwritable]\n");
+}
+
+// Every line of output is a diagnostic line (issue #13): a message or note
+// that a front end wrote with newlines comes out as one note line each.
+TEST(TextForm, AMultiLineMessageOrNoteBecomesOneNoteLinePerLine) {
+  Diagnostic d = error({"in/x.mlir", 3, 7}, "input.parse", "cannot parse\nexpected ')'\n");
+  d.note({"in/x.mlir", 2, 1}, "first\n\n  second");
+  EXPECT_EQ(render_text(d),
+            "in/x.mlir:3:7: error: cannot parse [input.parse]\n"
+            "in/x.mlir:3:7: note: expected ')'\n"
+            "in/x.mlir:2:1: note: first\n"
+            "in/x.mlir:2:1: note:   second\n");
+  const TextRenderer r({}, "fusecert prove");
+  EXPECT_EQ(r.render(error({}, "input.internal", "a\nb")),
+            "fusecert prove: error: a [input.internal]\nfusecert prove: note: b\n");
+}
+
+// The one helper of each kind (issue #13): a located input error and a write
+// failure known only by its error text.
+TEST(TextForm, ALocatedErrorIsAtItsFileLineAndColumn) {
+  EXPECT_EQ(render_text(located({"rules/p.yaml", 12, 5}, "input.config", "'expected' must be holds")),
+            "rules/p.yaml:12:5: error: 'expected' must be holds [input.config]\n");
+  EXPECT_EQ(render_text(located({"rules/p.yaml"}, "input.config", "no propositions")),
+            "rules/p.yaml: error: no propositions [input.config]\n");
+  const Diagnostic two = located({"a.yaml", 1, 1}, "input.config", "bad\nsee here");
+  EXPECT_EQ(two.message, "bad");
+  ASSERT_EQ(two.notes.size(), 1u);
+  EXPECT_EQ(two.notes[0].message, "see here");
+}
+
+TEST(TextForm, ALibrarysLocatedTextBecomesTheLocation) {
+  EXPECT_EQ(render_text(located_text("r/p.yaml", "input.config", "r/p.yaml:3:9: error: missing key 'id'")),
+            "r/p.yaml:3:9: error: missing key 'id' [input.config]\n");
+  EXPECT_EQ(render_text(located_text("t.yaml", "input.config", "t.yaml:4: unknown key")),
+            "t.yaml:4: error: unknown key [input.config]\n");
+  EXPECT_EQ(render_text(located_text("t.yaml", "input.config", "t.yaml: error: missing sequence 'propositions'")),
+            "t.yaml: error: missing sequence 'propositions' [input.config]\n");
+  EXPECT_EQ(render_text(located_text("t.yaml", "input.config", "P2: the encoder did not discharge P2.a")),
+            "t.yaml: error: P2: the encoder did not discharge P2.a [input.config]\n");
+  // A file name that is a prefix of another is not its location.
+  EXPECT_EQ(render_text(located_text("t.yaml", "input.config", "t.yaml.bak:1:1: x")),
+            "t.yaml: error: t.yaml.bak:1:1: x [input.config]\n");
+}
+
+TEST(TextForm, AWriteFailureIsAtThePathItsErrorNames) {
+  EXPECT_EQ(render_text(unwritable_cause("out/c.smt2.tmp: cannot open for writing: Permission denied", "out")),
+            "out/c.smt2.tmp: error: cannot write: Permission denied [output.unwritable]\n");
+  EXPECT_EQ(render_text(unwritable_cause("write failed", "out/x")),
+            "out/x: error: cannot write: write failed [output.unwritable]\n");
+}
+
+// SARIF (issue #13): a diagnostic about no file has no physical location.
+// The result leaves out `locations`; a note about no place keeps only its
+// message. Before, both named the working folder (`"uri": "."`).
+TEST(Sarif, ADiagnosticAboutNoFileHasNoLocations) {
+  fusecert::diag::sarif::Run run;
+  run.tool_version = "0";
+  Diagnostic d = error({}, "usage", "a bad option");
+  d.note({}, "run --help");
+  d.note({"in/x.mlir", 2, 1}, "here");
+  run.diagnostics = {d};
+  const auto log = fusecert::diag::sarif::render(run);
+  const auto& r = log["runs"][0]["results"][0];
+  EXPECT_FALSE(r.contains("locations")) << r.dump();
+  ASSERT_EQ(r["relatedLocations"].size(), 2u);
+  EXPECT_FALSE(r["relatedLocations"][0].contains("physicalLocation")) << r.dump();
+  EXPECT_EQ(r["relatedLocations"][0]["message"]["text"], "run --help");
+  EXPECT_EQ(r["relatedLocations"][1]["physicalLocation"]["artifactLocation"]["uri"], "in/x.mlir");
+  EXPECT_TRUE(r.contains("partialFingerprints"));
 }

@@ -42,6 +42,9 @@ TEST(Render, TextIsCompilerStyle) {
   EXPECT_NE(t.find("docs/audit/A.md:3:5: error: link `x.md` does not resolve [anchor.broken-link]\n"), std::string::npos);
   EXPECT_NE(t.find("/abs/outside.md:1:1: warning: overclaim \"quoted\" [claim.overclaim]\n"), std::string::npos);
   EXPECT_NE(t.find("2 file(s), 1 error(s), 1 warning(s)"), std::string::npos);
+  // The counts are the last line, a remark in the one form (issue #13).
+  const std::string last = "fusecert docs: remark: 2 file(s), 1 error(s), 1 warning(s) [summary]\n";
+  EXPECT_TRUE(t.size() >= last.size() && t.compare(t.size() - last.size(), last.size(), last) == 0) << t;
 }
 
 TEST(Render, JsonCarriesEveryField) {

@@ -37,10 +37,13 @@ refuse() {
 }
 
 if [[ $mode == cli ]]; then
-  # A fake runner that prints what it was given (or $FAKE_JSON) and exits $FAKE_RC.
+  # A fake runner that prints what it was given (or $FAKE_JSON, or the file
+  # $FAKE_FILE as it is) and exits $FAKE_RC (or kills itself with $FAKE_SIG).
   cat >"$tmp/runner" <<'SH'
 #!/bin/sh
-if [ -n "${FAKE_JSON:-}" ]; then echo "$FAKE_JSON"; else echo "FAKE-RUNNER $*"; fi
+if [ -n "${FAKE_FILE:-}" ]; then cat "$FAKE_FILE"
+elif [ -n "${FAKE_JSON:-}" ]; then echo "$FAKE_JSON"; else echo "FAKE-RUNNER $*"; fi
+if [ -n "${FAKE_SIG:-}" ]; then kill -"$FAKE_SIG" $$; fi
 exit "${FAKE_RC:-0}"
 SH
   chmod +x "$tmp/runner"
@@ -63,8 +66,9 @@ SH
   refuse 'subcommand' "${k[@]}"
 
   # What is forwarded (options not given are left to the runner's defaults).
-  expect 0 '^FAKE-RUNNER evidence --format text$' "${k[@]}" evidence
-  expect 0 '^FAKE-RUNNER evidence --format json$' "${k[@]}" evidence --format json
+  # (The fake's line is no evidence document: evidence fails closed, below.)
+  expect 2 '^FAKE-RUNNER evidence --format text$' "${k[@]}" evidence
+  expect 2 '^FAKE-RUNNER evidence --format json$' "${k[@]}" evidence --format json
   expect 2 '^FAKE-RUNNER evidence --distributed$' "${k[@]}" evidence --distributed
   expect 2 '^FAKE-RUNNER evidence --distributed --ranks 1$' "${k[@]}" evidence --distributed --ranks 1
   expect 0 '^FAKE-RUNNER bench --distributed --ranks 16$' \
@@ -78,8 +82,61 @@ SH
     "${k[@]}" bench --torch "$tmp/t.json" --previous "$tmp/t.json" --previous-torch "$tmp/t.json"
   refuse 'File does not exist' "${k[@]}" bench --torch "$tmp/absent.json"
   refuse 'excludes' "${k[@]}" bench --distributed --previous "$tmp/t.json"
-  # The runner's exit code is fusecert's: 1 = an evidence row failed.
-  FAKE_RC=1 expect 1 '^FAKE-RUNNER evidence' "${k[@]}" evidence
+  # The runner's exit code is fusecert's when its output is a complete
+  # evidence document that says the same: 0 every row passed, 1 one failed.
+  # Otherwise (issue #13) evidence fails closed: missing, malformed or partial
+  # output, a verdict that disagrees with the exit status, a crash or a
+  # status outside the runner's table is exit 2 with [kernels.runner].
+  row() { printf 'row %s %s (%s): %s — %s\n' "$@"; }
+  { row 1 fused_vs_host_bitwise P1 PASS 'bitwise equal (W, m, v) at 3 shapes'
+    row 2 tile_configs_bitwise P1 PASS 'all tiles equal'
+    row 3 no_gradient_buffer P8 PASS 'no dW buffer'
+    row 4 p6_fp32_accumulator_gain P6 PASS 'gain 3.1x'
+    echo 'all rows pass'; } >"$tmp/ok.txt"
+  sed -e '2s/PASS/FAIL/' -e 's/^all rows pass$/some rows FAIL/' "$tmp/ok.txt" >"$tmp/fail.txt"
+  head -n 3 "$tmp/ok.txt" >"$tmp/cut.txt"
+  sed '2s/PASS/FAIL/' "$tmp/ok.txt" >"$tmp/liar.txt"                 # a FAIL row, "all rows pass"
+  sed '3s/^row 3/row 2/' "$tmp/ok.txt" >"$tmp/rowtwice.txt"          # row 2 twice, no row 3
+  printf '%s' "$(cat "$tmp/ok.txt")" >"$tmp/nonl.txt"                 # last line cut short
+  : >"$tmp/empty.txt"
+  kf="^fusecert kernels evidence: error: .* \[kernels.runner\]$"
+  FAKE_FILE=$tmp/ok.txt expect 0 '^all rows pass$' "${k[@]}" evidence
+  FAKE_FILE=$tmp/fail.txt FAKE_RC=1 expect 1 '^some rows FAIL$' "${k[@]}" evidence
+  FAKE_FILE=$tmp/ok.txt FAKE_RC=1 expect 2 'every row passed but it exited with status 1' "${k[@]}" evidence
+  FAKE_FILE=$tmp/fail.txt expect 2 'a row failed but it exited with status 0' "${k[@]}" evidence
+  for bad in cut liar rowtwice nonl empty; do
+    FAKE_FILE=$tmp/$bad.txt expect 2 "$kf" "${k[@]}" evidence
+    FAKE_FILE=$tmp/$bad.txt expect 2 'malformed or partial' "${k[@]}" evidence
+  done
+  FAKE_FILE=$tmp/ok.txt FAKE_SIG=KILL expect 2 'killed by signal 9' "${k[@]}" evidence
+  FAKE_FILE=$tmp/ok.txt FAKE_RC=5 expect 2 'exited with status 5, which is not 0, 1 or 2' "${k[@]}" evidence
+  FAKE_RC=2 expect 2 'setup failure' "${k[@]}" evidence
+  FAKE_RC=2 expect 2 "$kf" "${k[@]}" evidence
+  # JSON: the document the last batch's runner wrote passes; partial or
+  # inconsistent ones do not.
+  src=$(cd "$(dirname "$0")/../.." && pwd)
+  cp "$src/docs/kernels/evidence.json" "$tmp/ok.json"
+  FAKE_FILE=$tmp/ok.json expect 0 '"passed": true' "${k[@]}" evidence --format json
+  head -c 300 "$tmp/ok.json" >"$tmp/cut.json"
+  python3 - "$tmp" <<'PY'
+import json, sys
+t = sys.argv[1]
+d = json.load(open(t + "/ok.json"))
+def w(name, doc): json.dump(doc, open(t + "/" + name, "w"))
+w("norows.json", {k: v for k, v in d.items() if k != "rows"})
+w("threerows.json", dict(d, rows=d["rows"][:3]))
+w("liar.json", dict(d, rows=[dict(r, passed=(i != 1)) for i, r in enumerate(d["rows"])]))
+w("strpassed.json", dict(d, passed="true"))
+w("otherschema.json", dict(d, schema="fusecert-kernels-bench/1"))
+w("swapped.json", dict(d, rows=[d["rows"][1], d["rows"][0]] + d["rows"][2:]))
+PY
+  for bad in cut norows threerows liar strpassed otherschema swapped; do
+    FAKE_FILE=$tmp/$bad.json expect 2 "$kf" "${k[@]}" evidence --format json
+  done
+  FAKE_FILE=$tmp/ok.json FAKE_RC=1 expect 2 'exited with status 1' "${k[@]}" evidence --format json
+  # bench's output goes through as the runner writes it, but a crash is no run.
+  FAKE_SIG=KILL expect 2 '^fusecert kernels bench: error: the runner was killed by signal 9.* \[kernels.runner\]$' \
+    "${k[@]}" bench
   # evidence --distributed joins P3's checker to the runner's JSON: the
   # embedded momentum step is legal, AdamW's v on partials is refused with a
   # counterexample; the document passes only when the runner and the checker do.
@@ -101,8 +158,10 @@ for x in refused["candidates"]:
 PY
   FAKE_RC=1 FAKE_JSON='{"passed": false}' expect 1 '"checker"' "${k[@]}" evidence --distributed
   FAKE_JSON='{"passed": false}' expect 1 '"passed": false' "${k[@]}" evidence --distributed
-  # A setup failure (exit 2) goes through as the runner wrote it.
+  # A setup failure (exit 2) goes through as the runner wrote it, with an error.
   FAKE_RC=2 FAKE_JSON='{"error": "no GPU"}' expect 2 '^\{"error": "no GPU"\}$' "${k[@]}" evidence --distributed
+  FAKE_RC=2 FAKE_JSON='{"error": "no GPU"}' expect 2 "$kf" "${k[@]}" evidence --distributed
+  FAKE_SIG=KILL FAKE_JSON='{"passed": true}' expect 2 'killed by signal 9' "${k[@]}" evidence --distributed
   # Fail closed: output that is not a JSON object with a boolean "passed" is
   # no pass, whatever the runner's exit status (it was exit 0, or a crash).
   expect 2 'nothing was checked' "${k[@]}" evidence --distributed

@@ -121,6 +121,28 @@ has "$W/bad1.err" "incomplete merge"
 # An input error at the merged output, in the one form (issue #13), not a usage error.
 grep -qxF "$W/s3.1: error: shard 1 given twice [input.merge]" "$W/bad2.err" || fail "repeated shard: not reported at the shard as input.merge: $(head -c 600 "$W/bad2.err")"
 grep -qF "$W/s3.1: error: incomplete merge: got 2 of 3 shards [input.merge]" "$W/bad1.err" || fail "incomplete merge: not reported as input.merge: $(head -c 600 "$W/bad1.err")"
+# A merged output that is missing, has no index or an index of the wrong
+# shape is [input.merge] at that file (issue #13), never [usage].
+mkdir -p "$W/noidx" "$W/badidx" "$W/typeidx"
+echo 'not json' >"$W/badidx/index.json"
+echo '{"schema": "fusecert-certify-index/2", "tool": {}, "solver": {}, "files": [{"file": 3}]}' >"$W/typeidx/index.json"
+"$BIN" certify --merge "$W/noidx" --out "$W/bad5" >/dev/null 2>"$W/bad5.err"
+[ $? -eq 2 ] || fail "a merge input without index.json accepted"
+grep -qxF "$W/noidx/index.json: error: cannot read: no such file [input.merge]" "$W/bad5.err" ||
+  fail "no index.json: not input.merge at it: $(head -c 600 "$W/bad5.err")"
+"$BIN" certify --merge "$W/absent" --out "$W/bad6" >/dev/null 2>"$W/bad6.err"
+[ $? -eq 2 ] || fail "a missing merge input accepted"
+grep -qE "^$W/absent/index.json: error: cannot read: .* \[input.merge\]$" "$W/bad6.err" ||
+  fail "a missing merge input: not input.merge at its index: $(head -c 600 "$W/bad6.err")"
+"$BIN" certify --merge "$W/badidx" --out "$W/bad7" >/dev/null 2>"$W/bad7.err"
+[ $? -eq 2 ] || fail "an index that is not JSON accepted"
+grep -qE "^$W/badidx/index.json: error: not JSON: .* \[input.merge\]$" "$W/bad7.err" ||
+  fail "an index that is not JSON: $(head -c 600 "$W/bad7.err")"
+"$BIN" certify --merge "$W/typeidx" --out "$W/bad8" >/dev/null 2>"$W/bad8.err"
+[ $? -eq 2 ] || fail "an index with a numeric file accepted"
+grep -qE "^$W/typeidx/index.json: error: not a certify index.* \[input.merge\]$" "$W/bad8.err" ||
+  fail "an index with a numeric file: $(head -c 600 "$W/bad8.err")"
+! grep -q '\[usage\]' "$W/bad5.err" "$W/bad6.err" "$W/bad7.err" "$W/bad8.err" || fail "a merge input error reported as usage"
 cp -r "$W/s3.2" "$W/t3.2"
 cert=$(find "$W/t3.2/certs" -name '*.cert.json' | head -n 1)
 if [ -n "$cert" ]; then

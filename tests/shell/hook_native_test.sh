@@ -35,6 +35,8 @@ commit bad 1 "plan without plan_state"
 contains bad.log "frontmatter.plan-state"
 contains bad.log "FUSION_PLAN.md"
 contains bad.log "commit rejected"
+# The rejection is a diagnostic in the one form, with its rule id (issue #13).
+contains bad.log "^fusecert hook: error: commit rejected: .* \[hook\.rejected\]$"
 [ "$(git rev-list --count HEAD)" -eq 1 ] || fail "the bad commit landed"
 
 # The fixed commit goes through.
@@ -99,6 +101,13 @@ commit renamed 1 "rename a plan the index links"
 contains renamed.log "docs/audit/README.md:.*anchor.broken-link"
 git reset -q --hard
 [ -f docs/audit/FUSION_PLAN.md ] && [ ! -e docs/audit/FUSION_PLAN_V2.md ] || fail "the rename was not undone"
+
+# A hook that cannot check the commit refuses it and says why, in the one
+# form (issue #13): here mktemp has no folder to write in.
+cp "$SRC/fixtures/ir/layer_clip_linalg.mlir" ir/tmpdir.mlir && git add ir/tmpdir.mlir
+TMPDIR=$W/no/such/folder commit notmp 1 "no temporary folder"
+contains notmp.log "^fusecert hook: error: cannot make a temporary folder; the commit was not checked \[hook\.failed\]$"
+git reset -q --hard && rm -f ir/tmpdir.mlir
 
 # Uninstall restores the foreign hook.
 "$BIN" hook uninstall >"$W/u.out" 2>&1 || fail "uninstall: $(cat "$W/u.out")"

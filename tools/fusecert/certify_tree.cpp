@@ -152,9 +152,12 @@ json canonical_sarif(const std::vector<json>& parts) {
     for (const auto& r : run.at("results")) results.push_back(r);
   }
   auto key = [](const json& r) {
-    const auto& pl = r.at("locations").at(0).at("physicalLocation");
+    // A result about no file has no `locations` (support/diag/sarif.cpp): it sorts first.
+    const json none = json::object();
+    const json& pl = r.contains("locations") ? r.at("locations").at(0).at("physicalLocation") : none;
     const json region = pl.value("region", json::object());
-    return std::make_tuple(pl.at("artifactLocation").at("uri").get<std::string>(),
+    return std::make_tuple(pl.contains("artifactLocation") ? pl.at("artifactLocation").at("uri").get<std::string>()
+                                                           : std::string(),
                            region.value("startLine", 0), region.value("startColumn", 0),
                            r.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
   };
@@ -179,9 +182,13 @@ void print(const json& index, const json& sarif, const std::string& format, cons
   else if (format == "sarif") std::cout << sarif.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   else {
     const auto& s = index["summary"];
-    std::cout << text << s["files"] << " files, " << s["candidates"] << " candidates: " << s["legal"] << " legal, "
-              << s["illegal"] << " illegal, " << s["inconclusive"] << " inconclusive; " << s["input_errors"]
-              << " inputs with errors\n";
+    const auto n = [&](const char* k) { return s[k].dump(); };
+    std::cout << text
+              << diag::TextRenderer({}, "fusecert certify")
+                     .render(diag::remark({}, "summary",
+                                          n("files") + " files, " + n("candidates") + " candidates: " + n("legal") +
+                                              " legal, " + n("illegal") + " illegal, " + n("inconclusive") +
+                                              " inconclusive; " + n("input_errors") + " inputs with errors"));
   }
 }
 
@@ -257,13 +264,31 @@ int run_merge(const std::string& out, const std::string& format, const TreeOptio
   int sharded = 0;
   std::string tool, solver;
   std::vector<std::pair<std::string, std::string>> pending;  // written only once every input checked out
-  for (const auto& d : t.merge) {
-    json idx;
+  // Every file of a merged output is input: one that cannot be read or
+  // parsed is `[input.merge]` at that file, never a usage error.
+  const auto read_merged = [](const std::string& d, const std::string& rel) {
     try {
-      idx = json::parse(support::read_file_confined(d, "index.json", cert::kMaxCertificateBytes));
-    } catch (const json::exception& e) {
-      throw bad_merge(d + "/index.json", std::string("not JSON: ") + e.what());
+      return support::read_file_confined(d, rel, cert::kMaxCertificateBytes);
+    } catch (const support::FileError& e) {
+      std::string why = e.what();
+      for (const std::string& p : {d + "/" + rel + ": ", rel + ": ", d + ": "})
+        if (why.rfind(p, 0) == 0) {
+          why.erase(0, p.size());
+          break;
+        }
+      throw bad_merge(d + "/" + rel, "cannot read: " + why);
     }
+  };
+  const auto parse_merged = [](const std::string& path, const std::string& text) {
+    try {
+      return json::parse(text);
+    } catch (const json::exception& e) {
+      throw bad_merge(path, std::string("not JSON: ") + e.what());
+    }
+  };
+  for (const auto& d : t.merge) {
+   try {
+    json idx = parse_merged(d + "/index.json", read_merged(d, "index.json"));
     if (!idx.is_object() || !idx.contains("files") || !idx["files"].is_array() || !idx.contains("tool") ||
         !idx.contains("solver"))
       throw bad_merge(d + "/index.json", "not a certify index");
@@ -289,16 +314,19 @@ int run_merge(const std::string& out, const std::string& format, const TreeOptio
         throw bad_merge(d, f["file"].get<std::string>() + " is in two of the merged outputs");
       for (const auto& c : f["candidates"]) {
         const std::string rel = index_cert_path(c, d + "/index.json");
-        const std::string text = support::read_file_confined(d, rel, cert::kMaxCertificateBytes);
+        const std::string text = read_merged(d, rel);
         if (auto deep = cert::json_too_deep(text, cert::kMaxCertificateDepth)) throw bad_merge(d + "/" + rel, *deep);
-        json cj = json::parse(text);
+        json cj = parse_merged(d + "/" + rel, text);
         if (!cj.is_object() || cj.value("digest", "") != c.value("digest", "") || cert::digest(cj) != c["digest"])
           throw bad_merge(d + "/" + rel, "digest differs from the index or from the certificate's content");
         pending.emplace_back(rel, text);
       }
       files.push_back(f);
     }
-    sarifs.push_back(json::parse(support::read_file_confined(d, "results.sarif", cert::kMaxCertificateBytes)));
+    sarifs.push_back(parse_merged(d + "/results.sarif", read_merged(d, "results.sarif")));
+   } catch (const json::exception& e) {  // a field of the wrong type (a "file" that is a number, …)
+    throw bad_merge(d + "/index.json", std::string("not a certify index: ") + e.what());
+   }
   }
   if (sharded && (sharded != static_cast<int>(t.merge.size()) || shards.size() != n_shards))
     throw bad_merge(t.merge.front(), "incomplete merge: got " + std::to_string(shards.size()) + " of " +
@@ -314,7 +342,9 @@ int run_merge(const std::string& out, const std::string& format, const TreeOptio
   if (!removed.empty()) index["removed"] = removed;
   support::write_file_confined(out, "index.json", index.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
   support::write_file_confined(out, "results.sarif", sarif.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
-  print(index, sarif, format, "merged " + std::to_string(t.merge.size()) + " outputs into " + out + "\n");
+  print(index, sarif, format,
+        diag::TextRenderer({}, "fusecert certify")
+            .render(diag::remark({}, "summary", "merged " + std::to_string(t.merge.size()) + " outputs into " + out)));
   return exit_of(index["summary"]);
 }
 }  // namespace

@@ -49,9 +49,12 @@ int verify_diagnostics(const std::vector<std::string>& files, bool split, unsign
       ++checked;
     }
   }
-  std::cout << diag::TextRenderer({}, "fusecert certify").render(problems);
-  std::cout << (problems.empty() ? "diagnostics as expected" : std::to_string(problems.size()) + " mismatch(es)")
-            << " in " << checked << " module(s)\n";
+  const diag::TextRenderer engine({}, "fusecert certify");
+  std::cout << engine.render(problems);
+  std::cout << engine.render(diag::remark(
+      {}, "summary",
+      (problems.empty() ? "diagnostics as expected" : std::to_string(problems.size()) + " mismatch(es)") + " in " +
+          std::to_string(checked) + " module(s)"));
   return problems.empty() ? 0 : 1;
 }
 

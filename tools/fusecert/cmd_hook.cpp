@@ -27,6 +27,9 @@ namespace fs = std::filesystem;
 
 constexpr const char* kMarker = "# fusecert-hook 1";
 constexpr const char* kSaved = "pre-commit.fusecert-saved";
+// The rule ids of the lines the hook script prints itself (docs/diagnostics.md).
+constexpr const char* kRejectedRule = "hook.rejected";
+constexpr const char* kFailedRule = "hook.failed";
 
 struct HookArgs {
   std::string repo = ".", fusecert;
@@ -108,17 +111,19 @@ std::string hook_text(const std::string& fusecert) {
          "# (fusecert certify), as the index holds them; any finding rejects the commit.\n"
          "fusecert_default=" + fusecert + "\n"
          "FUSECERT=\"${FUSECERT:-$fusecert_default}\"\n"
-         "t=$(mktemp -d \"${TMPDIR:-/tmp}/fusecert-hook.XXXXXX\") || exit 2\n"
+         "# Every line it prints itself is a diagnostic in the one form (docs/diagnostics.md).\n"
+         "failed() { echo \"fusecert hook: error: $1; the commit was not checked [" + kFailedRule + "]\" >&2; exit 2; }\n"
+         "t=$(mktemp -d \"${TMPDIR:-/tmp}/fusecert-hook.XXXXXX\") || failed 'cannot make a temporary folder'\n"
          "trap 'rm -rf \"$t\"' EXIT\n"
          "trap 'exit 2' INT TERM HUP\n"
          "names() { git diff --cached --name-only --no-renames -z \"$@\"; }\n"
          "names --diff-filter=ACMT -- ':(icase)*.md' >\"$t/md\" &&\n"
          "  names --diff-filter=D >\"$t/removed\" &&\n"
          "  names -- .fusecert.yaml >\"$t/config\" &&\n"
-         "  names --diff-filter=ACMT -- ':(icase)*.mlir' >\"$t/mlir\" || exit 2\n"
+         "  names --diff-filter=ACMT -- ':(icase)*.mlir' >\"$t/mlir\" || failed 'git diff --cached failed'\n"
          "[ -s \"$t/md\" ] || [ -s \"$t/removed\" ] || [ -s \"$t/config\" ] || [ -s \"$t/mlir\" ] || exit 0\n"
-         "mkdir \"$t/index\" && git checkout-index -a -f --prefix=\"$t/index/\" || exit 2\n"
-         "cd \"$t/index\" || exit 2\n"
+         "mkdir \"$t/index\" && git checkout-index -a -f --prefix=\"$t/index/\" || failed 'git checkout-index failed'\n"
+         "cd \"$t/index\" || failed 'cannot enter the checked-out index'\n"
          "status=0\n"
          "if [ -s \"$t/md\" ]; then\n"
          "  xargs -0 \"$FUSECERT\" docs --repo-root . --whole-tree -- <\"$t/md\" || status=1\n"
@@ -129,7 +134,7 @@ std::string hook_text(const std::string& fusecert) {
          "  xargs -0 \"$FUSECERT\" certify -- <\"$t/mlir\" || status=1\n"
          "fi\n"
          "if [ \"$status\" -ne 0 ]; then\n"
-         "  echo \"fusecert: commit rejected (fix the findings above, or commit with --no-verify)\" >&2\n"
+         "  echo \"fusecert hook: error: commit rejected: fix the findings above, or commit with --no-verify [" + kRejectedRule + "]\" >&2\n"
          "fi\n"
          "exit $status\n";
 }
@@ -185,7 +190,7 @@ int guarded(int (*fn)(const HookArgs&), const HookArgs& a) {
   try {
     return fn(a);
   } catch (const support::FileError& e) {
-    return fail_with("fusecert hook", "output.unwritable", std::string("cannot write: ") + e.what());
+    return fail_unwritable_at("fusecert hook", e, (fs::path(a.repo.empty() ? "." : a.repo) / ".git").string());
   } catch (const std::exception& e) {
     return fail("fusecert hook", e.what());
   }

@@ -13,8 +13,10 @@
 // are certified here — the affine momentum state must be legal and AdamW's v
 // on per-rank partials must be refused — under the key "checker".
 // Exit: the runner's (0 pass, 1 a row failed, 2 usage, no runner or no GPU);
-// 1 also when the checker does not answer as expected; 2 when the runner's
-// output is not a JSON object with a boolean "passed".
+// 1 also when the checker does not answer as expected. Fail closed
+// (kernels_evidence.h): evidence output that is missing, malformed, partial
+// or disagrees with the runner's exit status, a runner that crashed or could
+// not be run, is 2 with a `[kernels.runner]` error.
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -25,11 +27,13 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "tools/fusecert/commands.h"
+#include "tools/fusecert/kernels_evidence.h"
 #include "tools/fusecert/p3_checker_inputs.h"
 #include "verifier/cert/certify.h"
 
@@ -52,15 +56,18 @@ std::filesystem::path find_runner() {
   return self.parent_path() / "fusecert-kernels";
 }
 
-/// Runs the runner; with `captured`, its stdout is read into it instead of
-/// going to ours. Returns its exit status (2 when it cannot be run).
-int run_runner(const std::string& sub, const KernelsArgs& a, std::string* captured = nullptr) {
+/// Runs the runner; with `capture`, its stdout is read into the outcome
+/// instead of going to ours. Returns how it ended (kernels_evidence.h); a
+/// runner that is not built is reported here (ran = false, why empty).
+kernels::RunnerOutcome run_runner(const std::string& sub, const KernelsArgs& a, bool capture) {
+  kernels::RunnerOutcome res;
   const std::filesystem::path runner = find_runner();
   if (runner.empty() || !std::filesystem::exists(runner)) {
-    return fail_with("fusecert kernels " + sub, "kernels.runner",
-                     "the CUDA kernels are not built (no fusecert-kernels runner at '" + runner.string() +
-                         "'; configure with nvcc available, or set FUSECERT_KERNELS_RUNNER). They need "
-                         "a CUDA GPU to run. Nothing was run.");
+    fail_with("fusecert kernels " + sub, "kernels.runner",
+              "the CUDA kernels are not built (no fusecert-kernels runner at '" + runner.string() +
+                  "'; configure with nvcc available, or set FUSECERT_KERNELS_RUNNER). They need "
+                  "a CUDA GPU to run. Nothing was run.");
+    return res;
   }
   // The options were validated by CLI11 (add_kernels_command): a value of 0
   // here only means "not given".
@@ -78,11 +85,17 @@ int run_runner(const std::string& sub, const KernelsArgs& a, std::string* captur
   argv.push_back(nullptr);
   std::cout.flush();
   int fds[2] = {-1, -1};
-  if (captured && pipe(fds) != 0) return 2;
+  if (capture && pipe(fds) != 0) {
+    res.why = std::string("pipe: ") + std::strerror(errno);
+    return res;
+  }
   const pid_t pid = fork();
-  if (pid < 0) return 2;
+  if (pid < 0) {
+    res.why = std::string("fork: ") + std::strerror(errno);
+    return res;
+  }
   if (pid == 0) {
-    if (captured) {
+    if (capture) {
       dup2(fds[1], STDOUT_FILENO);
       close(fds[0]);
       close(fds[1]);
@@ -90,19 +103,60 @@ int run_runner(const std::string& sub, const KernelsArgs& a, std::string* captur
     execv(argv[0], argv.data());
     fail_with("fusecert kernels " + sub, "kernels.runner", runner.string() + ": cannot run: " + std::strerror(errno));
     std::cerr.flush();
-    _exit(2);
+    _exit(127);
   }
-  if (captured) {
+  if (capture) {
     close(fds[1]);
     char buf[1 << 16];
     ssize_t n;
     while ((n = read(fds[0], buf, sizeof buf)) > 0 || (n < 0 && errno == EINTR))
-      if (n > 0) captured->append(buf, static_cast<std::size_t>(n));
+      if (n > 0) res.out.append(buf, static_cast<std::size_t>(n));
     close(fds[0]);
   }
   int status = 0;
-  if (waitpid(pid, &status, 0) < 0) return 2;
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 2;
+  pid_t w;
+  while ((w = waitpid(pid, &status, 0)) < 0 && errno == EINTR) {
+  }
+  if (w < 0) {
+    res.why = std::string("waitpid: ") + std::strerror(errno);
+    return res;
+  }
+  res.ran = true;
+  if (WIFEXITED(status)) res.status = WEXITSTATUS(status);
+  else res.signal = WIFSIGNALED(status) ? WTERMSIG(status) : -1;
+  return res;
+}
+
+/// The runner was not built (already reported), or `bad`: reports it; 2.
+int refused(const std::string& sub, const kernels::RunnerOutcome& r, const std::optional<diag::Diagnostic>& bad) {
+  if (!r.ran && r.why.empty()) return diag::code(diag::Exit::InputError);  // not built: said above
+  // The runner's output was printed as it wrote it: one cut short of its
+  // last newline still leaves the diagnostic on a line of its own.
+  if (!r.out.empty() && r.out.back() != '\n') std::cout << '\n';
+  std::cout.flush();
+  report("fusecert kernels " + sub, *bad);
+  return diag::code(diag::Exit::InputError);
+}
+
+/// `evidence` (one GPU): the runner's output, printed as it wrote it, is a
+/// pass only when it is a complete evidence document that agrees with the
+/// runner's exit status (kernels_evidence.h).
+int run_evidence(const KernelsArgs& a) {
+  const kernels::RunnerOutcome r = run_runner("evidence", a, true);
+  std::cout << r.out << std::flush;
+  if (!r.ran && r.why.empty()) return diag::code(diag::Exit::InputError);
+  if (auto bad = kernels::check_evidence(a.format, r)) return refused("evidence", r, bad);
+  return r.status;
+}
+
+/// `bench` (and `bench --distributed`): the runner's output goes through as
+/// it writes it; a runner that crashed or ended outside its table is an error.
+int run_bench(const KernelsArgs& a) {
+  const kernels::RunnerOutcome r = run_runner("bench", a, false);
+  if (!r.ran && r.why.empty()) return diag::code(diag::Exit::InputError);
+  if (r.ran && r.signal == 0 && r.status == 2) return 2;  // its usage error or setup failure, as it said
+  if (auto bad = kernels::check_ended(r)) return refused("bench", r, bad);
+  return r.status;
 }
 
 /// P3's checker on the embedded reduce-into-state steps (P3 guard,
@@ -159,24 +213,16 @@ nlohmann::ordered_json p3_checker(unsigned timeout_ms, bool* as_expected) {
 
 /// `evidence --distributed`: the runner's JSON plus the checker section.
 int run_distributed_evidence(const KernelsArgs& a) {
-  std::string out;
-  const int rc = run_runner("evidence", a, &out);
-  nlohmann::ordered_json doc = nlohmann::ordered_json::parse(out, nullptr, false);
-  const bool document = !doc.is_discarded() && doc.is_object() && doc.contains("passed") &&
-                        doc["passed"].is_boolean();
-  if (rc != 0 && rc != 1) {  // a setup failure: as the runner said it
-    std::cout << out << std::flush;
-    return rc;
+  const kernels::RunnerOutcome r = run_runner("evidence", a, true);
+  if (!r.ran && r.why.empty()) return diag::code(diag::Exit::InputError);
+  if (auto bad = kernels::check_distributed(r)) {  // fail closed: a "pass" nobody can read is no pass
+    std::cout << r.out << std::flush;  // as the runner wrote it (a setup failure's {"error"})
+    return refused("evidence", r, bad);
   }
-  if (!document) {  // fail closed: a "pass" nobody can read is no pass
-    std::cout << out << std::flush;
-    return fail_with("fusecert kernels evidence", "kernels.runner",
-                     "--distributed: the runner (exit " + std::to_string(rc) +
-                         ") did not print a JSON object with a boolean \"passed\"; nothing was checked");
-  }
+  nlohmann::ordered_json doc = nlohmann::ordered_json::parse(r.out);
   bool checker_ok = false;
   doc["checker"] = p3_checker(30000, &checker_ok);
-  const bool runner_ok = rc == 0 && doc["passed"].get<bool>();
+  const bool runner_ok = r.status == 0 && doc["passed"].get<bool>();
   doc["passed"] = runner_ok && checker_ok;
   std::cout << doc.dump(2) << "\n" << std::flush;
   return runner_ok && checker_ok ? 0 : 1;
@@ -215,9 +261,9 @@ void add_kernels_command(CLI::App& app, int& exit_code) {
       if (args->distributed && format->count() > 0 && args->format != "json")
         throw CLI::ValidationError("--format",
                                    "--distributed writes JSON only; drop --format or use --format json");
-      exit_code = args->distributed && std::string(name) == "evidence"
-                      ? run_distributed_evidence(*args)
-                      : run_runner(name, *args);
+      exit_code = std::string(name) == "bench"  ? run_bench(*args)
+                  : args->distributed             ? run_distributed_evidence(*args)
+                                                  : run_evidence(*args);
     });
     return dist;
   };

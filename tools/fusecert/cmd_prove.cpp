@@ -7,6 +7,7 @@
 // (rules file included); 3 a verdict is inconclusive (timeout, unknown,
 // vacuous, no case of the verdict rule) and none differs.
 #include <algorithm>
+#include <cstdio>
 #include <iostream>
 #include <map>
 
@@ -92,7 +93,7 @@ int run_prove(const ProveArgs& a) {
   try {
     reg = load_registry();
   } catch (const SpecError& e) {
-    return fail_with("fusecert prove", "input.config", e.what());
+    return fail_located_text("fusecert prove", (rules_dir() / "propositions.yaml").string(), "input.config", e.what());
   }
   ProveOptions opt;
   opt.timeout_ms = a.timeout_ms;
@@ -143,7 +144,7 @@ int run_prove(const ProveArgs& a) {
         for (const auto& o : r.obligations) support::write_file_atomic(std::filesystem::path(a.smt_dump) / (o.id + ".smt2"), o.query());
     if (!a.certify.empty()) report::write_certificates(rs, reg, a.certify);
   } catch (const support::FileError& e) {
-    return fail_with("fusecert prove", "output.unwritable", std::string("cannot write: ") + e.what());
+    return fail_unwritable_at("fusecert prove", e, !a.certify.empty() ? a.certify : a.smt_dump);
   }
   if (a.format == "json") {
     std::cout << report::render_json(rs, reg).dump(2) << "\n";
@@ -153,17 +154,24 @@ int run_prove(const ProveArgs& a) {
     std::cout << report::render_text(rs, a.verbose);
   }
   if (a.bench) {
-    std::cerr << "bench: per-proposition time (ms), solver time (ms):\n";
+    // One remark per proposition and one for the run, in the one form
+    // (docs/prover.md "The text report"): every line on stderr is a diagnostic.
+    const auto ms = [](double t) {
+      char b[32];
+      std::snprintf(b, sizeof b, "%.0f ms", t);
+      return std::string(b);
+    };
     double tot = 0, stot = 0;
     for (const auto& r : rs) {
       double s = 0;
       for (const auto& o : r.obligations) s += o.time_ms;
-      std::cerr << "  " << r.id << "  " << r.time_ms << "  " << s << "\n";
+      report("fusecert prove", diag::remark({}, "prove.bench", r.id + ": " + ms(r.time_ms) + ", solver " + ms(s)));
       tot += r.time_ms;
       stot += s;
     }
     auto st = smt::cache_stats();
-    std::cerr << "  total " << tot << " ms, solver " << stot << " ms, cache hits " << st.hits << "\n";
+    report("fusecert prove", diag::remark({}, "prove.bench", "total " + ms(tot) + ", solver " + ms(stot) +
+                                                                 ", cache hits " + std::to_string(st.hits)));
   }
   // 1 any definite verdict, answer, replay or figure that differs from the
   // expected one, else 3 any inconclusive verdict, else 0 (the table's order).

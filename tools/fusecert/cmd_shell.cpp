@@ -34,7 +34,8 @@ std::optional<shell::Session> open_session(const ShellArgs& a, const char* who) 
   try {
     reg = verifier::load_registry();
   } catch (const verifier::SpecError& e) {
-    fail_with(std::string("fusecert ") + who, "input.config", e.what());
+    fail_located_text(std::string("fusecert ") + who, (verifier::rules_dir() / "propositions.yaml").string(),
+                      "input.config", e.what());
     return std::nullopt;
   }
   shell::Session s(std::move(reg), std::string("fusecert ") + who);

@@ -117,7 +117,7 @@ void add_validate_command(CLI::App& app, int& exit_code) {
       std::vector<diag::Diagnostic> findings;
       for (auto& f : result_findings(v)) findings.push_back(f.diagnostic);
       const diag::TextRenderer engine({}, "fusecert validate");
-      std::cout << tv::render_text(v, engine) << engine.render(findings);
+      std::cout << tv::render_text(v, engine) << engine.render(findings) << engine.render(tv::verdict_remark(v));
     }
     exit_code = rc;
   });

@@ -27,6 +27,18 @@ int fail_with(const std::string& tool, const std::string& rule, const std::strin
 int fail_unreadable(const std::string& tool, const std::string& path, const std::exception& e);
 /// `path: error: cannot write: CAUSE [output.unwritable]`; returns 2.
 int fail_unwritable(const std::string& tool, const std::string& path, const std::exception& e);
+/// The same when only the error knows the file (support::FileError names
+/// it: a temporary, a folder): at the path its text starts with, else at
+/// `fallback`; returns 2.
+int fail_unwritable_at(const std::string& tool, const std::exception& e, const std::string& fallback);
+/// An input error at a place in a file: `FILE:LINE:COL: error: MESSAGE
+/// [RULE]` (diag::located); returns 2.
+int fail_located(const std::string& tool, const diag::Location& at, const std::string& rule,
+                 const std::string& message);
+/// The same from a library's error text that names `file` itself
+/// (`FILE:LINE:COL: …`; diag::located_text); returns 2.
+int fail_located_text(const std::string& tool, const std::string& file, const std::string& rule,
+                      const std::string& text);
 
 /// --dialect FILE.yaml, repeatable (dialect_option.cpp).
 void add_dialect_option(CLI::App* cmd, std::vector<std::string>& files);

@@ -7,6 +7,7 @@
 // without its semantics.
 #include <exception>
 
+#include "support/diag/file_diagnostics.h"
 #include "support/files.h"
 #include "tools/fusecert/commands.h"
 #include "verifier/ir/dialect_table.h"
@@ -41,8 +42,8 @@ int load_dialects(const std::string& tool, const std::vector<std::string>& files
       // linalg.generic is SGD would override the proof of its body.
       const std::string d = ir::parse_dialect_table(text, f).dialect;
       if (ir::is_registered_dialect(d))
-        return fail_with(tool, "input.config", f + ": dialect '" + d + "' is one MLIR registers; its ops' semantics come from MLIR, "
-                                               "not from a table (--dialect)");
+        return fail_located(tool, {f}, "input.config", "dialect '" + d + "' is one MLIR registers; its ops' semantics come from MLIR, "
+                                                      "not from a table (--dialect)");
       ir::add_dialect_table(text, f);
     } catch (const std::exception& e) {
       std::string what = e.what();
@@ -51,9 +52,8 @@ int load_dialects(const std::string& tool, const std::vector<std::string>& files
       std::vector<std::string> notes;
       for (size_t at; (at = what.rfind("\nnote: ")) != std::string::npos; what.erase(at))
         notes.insert(notes.begin(), what.substr(at + 7));
-      // parse_dialect_table names the file itself.
-      diag::Diagnostic d =
-          diag::error({}, "input.config", (what.rfind(f, 0) == 0 ? what : f + ": " + what) + " (--dialect)");
+      // parse_dialect_table names the file itself (FILE:LINE:COL: …).
+      diag::Diagnostic d = diag::located_text(f, "input.config", what + " (--dialect)");
       for (auto& n : notes) d.note({}, n);
       report(tool, d);
       return diag::code(diag::Exit::InputError);

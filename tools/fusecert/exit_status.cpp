@@ -32,6 +32,23 @@ int fail_unwritable(const std::string& tool, const std::string& path, const std:
   return diag::code(diag::Exit::InputError);
 }
 
+int fail_unwritable_at(const std::string& tool, const std::exception& e, const std::string& fallback) {
+  report(tool, diag::unwritable_cause(e.what(), fallback));
+  return diag::code(diag::Exit::InputError);
+}
+
+int fail_located(const std::string& tool, const diag::Location& at, const std::string& rule,
+                 const std::string& message) {
+  report(tool, diag::located(at, rule, message));
+  return diag::code(diag::Exit::InputError);
+}
+
+int fail_located_text(const std::string& tool, const std::string& file, const std::string& rule,
+                      const std::string& text) {
+  report(tool, diag::located_text(file, rule, text));
+  return diag::code(diag::Exit::InputError);
+}
+
 CLI::App* with_exit_codes(CLI::App* cmd) {
   cmd->footer(diag::kExitCodeTable);
   return cmd;

@@ -44,6 +44,26 @@ std::string proposition_of(const std::string& rule) {
 
 namespace {
 
+/// An op MLIR knows no place of (`loc(unknown)`, a fused or name location
+/// without a file) is still in `file`: its diagnostics, notes and verdict
+/// line are reported at the file, as `FILE: error: …`, never as a
+/// diagnostic about no file (issue #13; SARIF then names the file too).
+void name_unknown_locations(InputReport& r, const std::string& file) {
+  const auto fill = [&](ir::Loc& l) {
+    if (l.file.empty()) l.file = file;
+  };
+  const auto fill_diag = [&](diag::Diagnostic& d) {
+    fill(d.loc);
+    for (auto& n : d.notes) fill(n.loc);
+  };
+  for (auto& d : r.diags) fill_diag(d);
+  for (auto& c : r.candidates) {
+    fill(c.producer_loc);
+    fill(c.consumer_loc);
+    for (auto& d : c.diags) fill_diag(d);
+  }
+}
+
 /// One module's text (a whole file, or a split starting at `first_line`).
 InputReport certify_module(const std::string& text, const std::string& file, unsigned first_line,
                            unsigned timeout_ms) {
@@ -294,6 +314,7 @@ InputReport certify_module(const std::string& text, const std::string& file, uns
       if (was_legal && c.verdict != "legal") c.residency.clear();
     }
   }
+  name_unknown_locations(r, file);
   return r;
 }
 
@@ -585,12 +606,42 @@ diag::Diagnostic verdict_line(const guards::CandidateReport& c) {
                           " by SMT)" + (c.residency.empty() ? "" : ", residency " + c.residency));
 }
 
+namespace {
+/// An inconclusive candidate's undecided SMT obligations (a timeout, unknown,
+/// an error, or unsat whose premises were not shown satisfiable): one
+/// warning each at the consumer, rule the obligation's id, with a note
+/// suggesting a larger --timeout-ms when the solver ran out of time or gave
+/// up (docs/diagnostics.md). Text only, before the candidate's verdict line.
+std::vector<diag::Diagnostic> undecided_warnings(const guards::CandidateReport& c) {
+  std::vector<diag::Diagnostic> out;
+  if (c.verdict != "inconclusive") return out;
+  const ir::Loc& at = c.consumer_loc.file.empty() ? c.producer_loc : c.consumer_loc;
+  for (const auto& o : c.obligations) {
+    if (o.how != "smt" || !o.decides || o.decided()) continue;
+    const bool premises = o.answer == "unsat";  // unsat, but its premises were not shown satisfiable
+    const std::string& a = premises ? o.premises : o.answer;
+    const std::string& why = premises ? o.premises_reason : o.reason;
+    diag::Diagnostic d = diag::warning(
+        at, o.id,
+        "obligation " + o.id + " is undecided: " +
+            (premises ? "the solver answered unsat, but its premises alone answered " + (a.empty() ? "nothing" : a)
+                      : "the solver answered " + (a.empty() ? "nothing" : a)) +
+            (why.empty() ? "" : " (" + why + ")") + "; the candidate is inconclusive");
+    if (a == "timeout" || a == "unknown" || a.empty())
+      d.note(at, "a larger --timeout-ms (per SMT query; default 20000, 0 = no limit) may decide it");
+    out.push_back(std::move(d));
+  }
+  return out;
+}
+}  // namespace
+
 std::string render_text(const std::vector<InputReport>& in) {
   const diag::TextRenderer engine;
   std::string out;
   for (auto& r : in) {
     out += engine.render(r.diags);
-    for (auto& c : r.candidates) out += engine.render(c.diags) + engine.render(verdict_line(c));
+    for (auto& c : r.candidates)
+      out += engine.render(c.diags) + engine.render(undecided_warnings(c)) + engine.render(verdict_line(c));
   }
   return out;
 }

@@ -1,4 +1,5 @@
 // The Alive2-style text report of a validation.
+#include <algorithm>
 #include <cstdio>
 
 #include "support/diag/render.h"
@@ -42,8 +43,19 @@ std::string render_text(const Validation& v, const diag::TextRenderer& engine) {
     }
     o += "  verdict: " + p.verdict + "\n";
   }
-  o += "verdict: " + v.verdict + "\n";
   return o;
+}
+
+diag::Diagnostic verdict_remark(const Validation& v) {
+  const std::string file = v.after_file.empty() ? v.before_file : v.after_file;
+  if (v.verdict == "error" || v.pairs.empty())
+    return diag::remark({file}, "verdict", "error: no verdict; the errors above say why");
+  int k = 0;
+  for (auto& p : v.pairs) k = std::max(k, p.before.k_used);
+  const size_t n = v.pairs.size();
+  return diag::remark({file}, "verdict",
+                      v.verdict + ": " + std::to_string(n) + (n == 1 ? " function pair" : " function pairs") +
+                          ", K = " + std::to_string(k));
 }
 
 }  // namespace fusecert::tv

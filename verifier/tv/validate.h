@@ -83,9 +83,18 @@ Validation validate_files(const std::string& before_path, const std::string& aft
 int exit_code(const Validation& v);
 
 /// The Alive2-style report: pair, bound, abstractions, one line per result,
-/// the counterexample, the verdict. Its diagnostics print through `engine`
-/// (`fusecert validate` names itself on one about no file).
+/// the counterexample, each pair's verdict. Its diagnostics print through
+/// `engine` (`fusecert validate` names itself on one about no file). The
+/// overall verdict is verdict_remark(v), which `fusecert validate` prints
+/// last (docs/validation.md).
 std::string render_text(const Validation& v, const diag::TextRenderer& engine = diag::TextRenderer());
+
+/// The one verdict line a validation ends with, a remark at the AFTER file:
+/// `AFTER: remark: VERDICT: N function pair(s), K = k [verdict]` with
+/// VERDICT equivalent, not equivalent or inconclusive; `AFTER: remark:
+/// error: no verdict; the errors above say why [verdict]` when
+/// it failed closed.
+diag::Diagnostic verdict_remark(const Validation& v);
 
 /// One certificate per pair, in the `fusecert certify` format
 /// (schema fusecert-certificate/3, re-checkable by `fusecert check-cert`):
