@@ -19,9 +19,10 @@ inline constexpr const char* kProveReportFormat = "fusecert-prove-report/2";
 inline constexpr const char* kQueryReplyFormat = "fusecert-query-reply/2";
 
 /// `prove --certify`'s proposition certificates, under "schema" as every
-/// other document. /3: versions 1 and 2 named it under "format" (and /1 the
-/// solver's answer `result`); check-cert reads /3 only and names the
-/// version it found (cert.version, exit 2).
-inline constexpr const char* kPropositionCertificateFormat = "fusecert-proposition-certificate/3";
+/// other document. /4: every obligation's scope lists what it assumes
+/// (`assumed`, issue #19), which /3 did not; versions 1 and 2 named the
+/// version under "format" (and /1 the solver's answer `result`); check-cert
+/// reads /4 only and names the version it found (cert.version, exit 2).
+inline constexpr const char* kPropositionCertificateFormat = "fusecert-proposition-certificate/4";
 
 }  // namespace fusecert::diag

@@ -135,3 +135,31 @@ TEST(CliProve, CheckCertRechecksPropositionCertificates) {
   auto und = run("check-cert " + d + "/undecided.json");
   EXPECT_EQ(und.rc, 1) << und.out;
 }
+
+// What an answer assumes is shown (issue #19): in the text, one `assumed:`
+// line per assumption under the scope line, and in the JSON scope as a list,
+// empty where nothing is assumed beyond the encoding.
+TEST(CliProve, ScopeShowsWhatEachAnswerAssumes) {
+  auto t = run("prove P6 --no-witness");
+  EXPECT_EQ(t.rc, 0) << t.out;
+  auto at = t.out.find("  obligation P6.errors_add.reals: unsat");
+  ASSERT_NE(at, std::string::npos) << t.out;
+  auto next = t.out.find("  obligation ", at + 1);
+  std::string block = t.out.substr(at, next == std::string::npos ? std::string::npos : next - at);
+  EXPECT_NE(block.find("\n      assumed: each rounding is the standard model fl(a) = a*(1 + delta)"), std::string::npos)
+      << block;
+  auto r = run("prove P5 P6 P9 --no-witness --format json");
+  ASSERT_EQ(r.rc, 0) << r.out.substr(0, 2000);
+  auto j = nlohmann::json::parse(r.out);
+  std::map<std::string, nlohmann::json> assumed;
+  for (const auto& p : j["propositions"])
+    for (const auto& o : p["obligations"]) {
+      ASSERT_TRUE(o["scope"]["assumed"].is_array()) << o["id"];
+      assumed[o["id"]] = o["scope"]["assumed"];
+    }
+  EXPECT_GE(assumed.at("P6.gain_derived.reals").size(), 3u);  // the rounding model and the floor
+  EXPECT_NE(assumed.at("P6.bound.reals").dump().find("first-order"), std::string::npos);
+  EXPECT_NE(assumed.at("P5.mean_folded.step.reals").dump().find("Bernoulli(p)"), std::string::npos);
+  EXPECT_TRUE(assumed.at("P5.unrouted.reals").empty());
+  EXPECT_TRUE(assumed.at("P9.row_panels").empty());
+}

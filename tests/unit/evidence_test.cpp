@@ -146,3 +146,67 @@ TEST(Evidence, SanityChecksAreLabelledDefinitional) {
     }
   }
 }
+
+namespace {
+// `text` without its assertion number `drop` (0-based), as SMT-LIB2.
+std::string without_assertion(const std::string& text, unsigned drop) {
+  z3::context c;
+  z3::solver in(c);
+  in.from_string(text.c_str());
+  z3::expr_vector all = in.assertions();
+  z3::solver out(c);
+  for (unsigned i = 0; i < all.size(); ++i)
+    if (i != drop) out.add(all[i]);
+  return out.to_smt2();
+}
+}  // namespace
+
+// The generalized obligations of issue #19 (P5's induction, P6's derived
+// bound) rest on one key premise each, asserted at index 1 by its encoder:
+// the base's a^0 = 1, the step's induction hypothesis, the rates' p > 0, the
+// state rounding's bound, the floor on the fused error. Each proof must
+// break (sat) without it: a proof that survives the loss of its key premise
+// does not use it.
+TEST(Evidence, GeneralizedObligationsBreakWithoutTheirKeyPremise) {
+  const std::set<std::string> want = {"P5.mean_correct.base.reals", "P5.mean_correct.step.reals",
+                                      "P5.mean_folded.base.reals",  "P5.mean_folded.step.reals",
+                                      "P5.mean_rates.reals",        "P6.errors_add.reals",
+                                      "P6.gain_derived.reals"};
+  std::set<std::string> seen;
+  for (const auto& r : all_results())
+    for (const auto& o : r.obligations) {
+      if (!want.count(o.id)) continue;
+      seen.insert(o.id);
+      EXPECT_TRUE(o.scope.evidence()) << o.id;
+      EXPECT_FALSE(o.scope.assumed.empty()) << o.id << ": a generalized obligation states what it assumes";
+      ASSERT_EQ(o.smt_answer(), smt::Answer::Unsat) << o.id;
+      EXPECT_EQ(o.premises, "sat") << o.id;
+      auto dropped = smt::solve_smt2(without_assertion(o.query(), 1), 20000);
+      EXPECT_EQ(dropped.answer, smt::Answer::Sat)
+          << o.id << ": still " << smt::to_string(dropped.answer) << " without its key premise (assertion 1)";
+    }
+  EXPECT_EQ(seen, want);
+}
+
+// The induction step proves the recurrence of the IR's update, not any
+// recurrence: with the step's expectation replaced by a wrong one (the folded
+// mean decaying on unrouted steps, as the correct one does), the folded
+// closed form no longer follows.
+TEST(Evidence, P5FoldedStepRejectsTheCorrectRecurrence) {
+  auto r = test::prove_one("P5", [] {
+    verifier::ProveOptions o;
+    o.witnesses = false;
+    return o;
+  }());
+  for (const auto& o : r.obligations) {
+    if (o.id != "P5.mean_folded.step.reals") continue;
+    std::string q = o.query();
+    // The folded step's unrouted branch is (* (- 1.0 p) M_k); the correct one's decays it.
+    auto at = q.find("(* (- 1.0 p) M_k)");
+    ASSERT_NE(at, std::string::npos) << q;
+    q.replace(at, std::string("(* (- 1.0 p) M_k)").size(), "(* (- 1.0 p) (* beta1 M_k))");
+    EXPECT_EQ(smt::solve_smt2(q, 20000).answer, smt::Answer::Sat);
+    return;
+  }
+  FAIL() << "P5.mean_folded.step.reals was not discharged";
+}

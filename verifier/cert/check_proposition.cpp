@@ -1,5 +1,5 @@
 // check-cert for `fusecert prove --certify` output
-// (schema fusecert-proposition-certificate/3, docs/prover.md): a
+// (schema fusecert-proposition-certificate/4, docs/prover.md): a
 // proposition's obligations with their SMT-LIB2 text. Checked like a
 // legality certificate (fields, query whitelist, digest, every unsat answer's
 // premise check recorded: non-vacuity), then re-derived: the same prover
@@ -103,6 +103,15 @@ CheckOutcome check_proposition_certificate(const json& j, const Solver& solver, 
     if (!ids.insert(id).second) bad(id + ": appears twice");
     if (id.rfind(j["id"].get<std::string>() + ".", 0) != 0) bad(id + ": not an obligation of " + j["id"].get<std::string>());
     if (!kAnswers.count(result) || !kAnswers.count(expected)) bad(id + ": answers must be sat, unsat, unknown, timeout or error");
+    // Version 4: every scope states what the answer assumes (issue #19); a
+    // scope without it is not one this fusecert writes (never read as "none").
+    if (!o.contains("scope") || !o["scope"].is_object() || !o["scope"].contains("assumed") ||
+        !o["scope"]["assumed"].is_array()) {
+      bad(id + ": schema: 'scope' must be an object with an 'assumed' array (the assumptions the answer rests on)");
+      continue;
+    }
+    for (const auto& a : o["scope"]["assumed"])
+      if (!a.is_string() || a.get<std::string>().empty()) bad(id + ": schema: every 'scope.assumed' entry must be a non-empty string");
     if (o.contains("how") && o["how"] != "smt") bad(id + ": how must be smt (a proposition's obligations are SMT queries)");
     if (auto why = smt::whitelist_problem(o["smt2"].get<std::string>())) bad(id + ": not a query fusecert writes: " + *why);
     // Non-vacuity: an unsat answer carries the answer to its premises alone.

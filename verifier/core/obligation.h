@@ -34,6 +34,11 @@ struct Scope {
   /// itself (congruence, a goal that is false, a definition restated): a
   /// sanity check of the encoding, never evidence for the verdict.
   std::string definitional;
+  /// The assumptions the answer rests on and does not prove (an error model,
+  /// an expectation over routing, a floor on an error): stated, so that a
+  /// reader knows what a proof of the claim would still need. Empty = none
+  /// beyond the encoding of the IR's semantics.
+  std::vector<std::string> assumed;
   bool evidence() const { return definitional.empty(); }
 };
 

@@ -8,6 +8,13 @@
 //  P5.counterexample    (sat)   a concrete routing sequence where they differ
 //  P5.closed_form.reals (unsat) fixed points: folded m* = g, correct m* = p·g ⇒ ratio = 1/p, for all
 //                               β₁ ∈ (0,1) and routing probabilities p ∈ (0,1] (QF_NRA)
+//  P5.mean_correct.base.reals / .step.reals (unsat) by induction over the step count k, for all
+//      β₁ ∈ (0,1), p ∈ (0,1], m0, g: the mean of the correct m is M_k = p·g + (m0 − p·g)·β₁^k
+//      (the step: the expectation of the two branches of the update, routed with probability p)
+//  P5.mean_folded.base.reals / .step.reals (unsat) the same for the β-folded m:
+//      F_k = g + (m0 − g)·a^k with a = 1 − p·(1 − β₁)
+//  P5.mean_rates.reals  (unsat) both rates lie in (0,1): β₁ by premise, a = 1 − p·(1 − β₁) proved, so
+//      M_k → p·g and F_k → g (the fixed points of P5.closed_form) and F_k / M_k → 1/p
 #include "verifier/model/optimizer.h"
 #include "verifier/props/common.h"
 #include "verifier/props/props.h"
@@ -17,6 +24,13 @@
 namespace fusecert::verifier::props {
 namespace {
 using smt::Answer;
+
+const std::vector<std::string> kMeanAssumed = {
+    "routing of step k is a Bernoulli(p) draw independent of the state m_k (so E[m_{k+1}] is the p-weighted mean "
+    "of the routed and unrouted branches of the update)",
+    "a routed step's gradient is the same g on every step (the closed form is for a constant gradient)"};
+
+void encode_P5_means(PropositionResult& out, unsigned timeout_ms);
 
 struct Unrolled {
   z3::expr folded, correct;
@@ -89,15 +103,87 @@ FUSECERT_ENCODER(encode_P5) {
               "at the fixed points folded m -> g and correct m -> p*g, so the ratio is 1/p",
               Scope{"reals (QF_NRA)", "beta1 in (0,1), routing probability p in (0, 1], g != 0, the fixed points, "
                                       "the ratio",
-                    "correct m in expectation (E[g_t] = p*g): a statement about the means, not one draw", ""},
+                    "correct m in expectation (E[g_t] = p*g): a statement about the means, not one draw", "",
+                    kMeanAssumed},
               q, Answer::Unsat, opt.timeout_ms);
   }
+  encode_P5_means(out, opt.timeout_ms);
   // The verdict (and its note) is the rules file's (rules/propositions.yaml, verdict_rule).
   if (opt.witnesses) {
     auto w = witness::routed_decay(params);
     set_witness(out, spec, w.protocol, w.figures, out.params_overridden);
   }
 }
+
+// The mean recurrences for symbolic beta1 and p, by induction over the step
+// count k (issue #19): base (k = 0) and step (k -> k + 1), each the unsat
+// of its negation (QF_NRA). beta^k is the variable B_k with B_0 = 1 and
+// B_{k+1} = beta*B_k, so no exponent enters the query. Each query's key
+// premise (the base's B_0 = 1, the step's induction hypothesis, the rates'
+// p > 0) is a separate assertion, at index 1: evidence_test.cpp drops it and
+// requires sat.
+namespace {
+void encode_P5_means(PropositionResult& out, unsigned timeout_ms) {
+  for (const bool folded : {false, true}) {
+    const std::string name = folded ? "mean_folded" : "mean_correct";
+    for (const bool step : {false, true}) {
+      z3::context ctx;
+      auto R = [&](const std::string& n) { return ctx.real_const(n.c_str()); };
+      z3::expr b = R("beta1"), p = R("p"), g = R("g"), m0 = R("m0");
+      // The rate a and the fixed point: correct a = beta1, m* = p*g; folded
+      // a = 1 - p*(1 - beta1), m* = g.
+      z3::expr rate = folded ? 1 - p * (1 - b) : b, fixed = folded ? g : p * g;
+      auto closed = [&](const z3::expr& ak) { return fixed + (m0 - fixed) * ak; };
+      // The expectation of one step from mean M: routed (probability p) the
+      // update b*M + (1-b)*g; unrouted the correct update decays with g = 0,
+      // the folded one leaves m as it is.
+      auto mean_step = [&](const z3::expr& M) {
+        return p * (b * M + (1 - b) * g) + (1 - p) * (folded ? M : b * M + (1 - b) * 0);
+      };
+      smt::Query q(ctx);
+      q.add(b > 0 && b < 1 && p > 0 && p <= 1);
+      std::string claim;
+      if (!step) {
+        z3::expr a0 = R("a0"), M0 = R("M0");
+        q.add(a0 == 1);                 // key premise: a^0 = 1
+        q.add(M0 == m0);                // the mean before any step is the initial state
+        q.add(!(M0 == closed(a0)));
+        claim = "base k = 0: the mean of the " + std::string(folded ? "beta-folded" : "correct") +
+                " m is the closed form at k = 0";
+      } else {
+        z3::expr ak = R("a_k"), ak1 = R("a_k1"), Mk = R("M_k"), Mk1 = R("M_k1");
+        q.add(Mk == closed(ak));        // key premise: the induction hypothesis
+        q.add(ak1 == rate * ak);        // a^(k+1) = a * a^k
+        q.add(Mk1 == mean_step(Mk));    // one step of the update, in expectation
+        q.add(!(Mk1 == closed(ak1)));
+        claim = "step k -> k+1: if the mean of the " + std::string(folded ? "beta-folded" : "correct") +
+                " m is the closed form at k, one step of the update keeps it so at k+1";
+      }
+      claim += folded ? ": F_k = g + (m0 - g)*a^k, a = 1 - p*(1 - beta1)" : ": M_k = p*g + (m0 - p*g)*beta1^k";
+      discharge(out, "P5." + name + (step ? ".step" : ".base") + ".reals", claim,
+                Scope{"reals (QF_NRA)", "beta1 in (0,1), routing probability p in (0,1], m0, g; the step count k (by "
+                                        "induction: base and step together cover every k)",
+                      "", "", kMeanAssumed},
+                q, Answer::Unsat, timeout_ms);
+    }
+  }
+  {
+    z3::context ctx;
+    z3::expr b = ctx.real_const("beta1"), p = ctx.real_const("p");
+    smt::Query q(ctx);
+    q.add(b > 0 && b < 1 && p <= 1);
+    q.add(p > 0);  // key premise: an expert is routed with positive probability
+    z3::expr a = 1 - p * (1 - b);
+    q.add(!(a > 0 && a < 1));
+    discharge(out, "P5.mean_rates.reals",
+              "the folded mean's rate a = 1 - p*(1 - beta1) lies in (0,1), as beta1 does: a^k and beta1^k tend to 0, "
+              "so the means tend to the fixed points g and p*g and their ratio to 1/p",
+              Scope{"reals (QF_NRA)", "beta1 in (0,1), routing probability p in (0,1]", "",
+                    "", {"the limit a^k -> 0 for a in (0,1) is the textbook fact, not an SMT query"}},
+              q, Answer::Unsat, timeout_ms);
+  }
+}
+}  // namespace
 
 Counterexample replay_routed(const Obligation& ob, double beta1, long n) {
   double mf = model_double(ob, "m0"), mc = mf;

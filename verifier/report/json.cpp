@@ -43,12 +43,14 @@ static ordered_json premises_json(const Obligation& o) {
   return o.premises.empty() ? ordered_json(nullptr) : ordered_json(o.premises);
 }
 
-// What the answer covers (issue #19): theory, symbolic, fixed, and whether it
-// is evidence or a sanity check that holds by construction.
+// What the answer covers (issue #19): theory, symbolic, fixed, what it
+// assumes, and whether it is evidence or a sanity check that holds by
+// construction.
 static ordered_json scope_json(const Scope& s) {
   return {{"theory", s.theory},
           {"symbolic", s.symbolic},
           {"fixed", s.fixed},
+          {"assumed", s.assumed},
           {"evidence", s.evidence()},
           {"definitional", s.evidence() ? ordered_json(nullptr) : ordered_json(s.definitional)}};
 }

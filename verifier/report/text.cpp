@@ -48,6 +48,7 @@ std::string render_text(const std::vector<PropositionResult>& rs, bool verbose) 
       // The approximation disclosure (issue #19): what the answer covers.
       o << "      scope: " << ob.scope.theory << "; symbolic: " << ob.scope.symbolic
         << "; fixed: " << (ob.scope.fixed.empty() ? "nothing" : ob.scope.fixed) << "\n";
+      for (const auto& a : ob.scope.assumed) o << "      assumed: " << a << "\n";
       if (!ob.scope.evidence()) o << "      not evidence (holds by construction): " << ob.scope.definitional << "\n";
       if (!ob.reason.empty()) o << "      solver: " << ob.reason << "\n";
       if (ob.smt_premises())
