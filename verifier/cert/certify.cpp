@@ -20,6 +20,7 @@
 #include "verifier/ir/attributes.h"
 #include "verifier/ir/opaque_attrs.h"
 #include "verifier/ir/candidates.h"
+#include "verifier/ir/dot_types.h"
 #include "verifier/ir/dialect_table.h"
 #include "verifier/ir/split.h"
 
@@ -103,6 +104,7 @@ InputReport certify_module(const std::string& text, const std::string& file, uns
   std::vector<std::vector<bool>> slices;
   for (const auto& c : cands) slices.push_back(ir::candidate_slice(m, {c}));
   std::vector<bool> matters(m.ops.size(), false);
+  std::vector<bool> unreadable_dot(m.ops.size(), false);
   {
     std::vector<ir::Candidate> hidden = no_optimizer;
     for (const ir::Op& op : m.ops)
@@ -125,7 +127,7 @@ InputReport certify_module(const std::string& text, const std::string& file, uns
         if (std::find(spec.kinds.begin(), spec.kinds.end(), ir::AttrKind::DotDims) == spec.kinds.end()) continue;
         std::string why;
         const ir::Attr* a = op.attr(key);
-        if (!a || !ir::parse_dot_dimensions(*a, why)) matters[op.id] = true;
+        if (!a || !ir::parse_dot_dimensions(*a, why)) matters[op.id] = unreadable_dot[op.id] = true;
       }
     }
   }
@@ -136,7 +138,11 @@ InputReport certify_module(const std::string& text, const std::string& file, uns
     std::vector<diag::Diagnostic> found = ir::check_attributes(op, *spec, *tables.table_of(op.name));
     for (auto& d : found) {
       const bool on = matters[op.id] || d.rule == "input.attr.kind";
-      if (on) attr_errors.emplace_back(r.diags.size(), op.id);
+      // A contraction whose dimension numbers cannot be read is malformed
+      // input wherever it is, as one whose dimension numbers contradict its
+      // types (ir::dot_type_diags): a module error, every candidate fails
+      // closed, not only those whose slice holds it.
+      if (on && !unreadable_dot[op.id]) attr_errors.emplace_back(r.diags.size(), op.id);
       if (!on) {
         d.severity = diag::Severity::Remark;
         d.message = d.message.substr(0, d.message.find("; an unknown key")) +
@@ -145,6 +151,11 @@ InputReport certify_module(const std::string& text, const std::string& file, uns
       r.diags.push_back(d);
     }
   }
+  // A dot_general whose dimension numbers contradict its types (out of
+  // range, repeated, unpaired, extents or result that differ): malformed
+  // input wherever it is, forward dot or weight gradient (ir::dot_type_diags).
+  // A module error: every candidate of the module fails closed.
+  for (auto& d : ir::dot_type_diags(m)) r.diags.push_back(d);
   // An unlisted op that looks like a fused step is a candidate (below).
   const bool unlisted_fused =
       std::any_of(m.ops.begin(), m.ops.end(), [&](const ir::Op& op) { return ir::is_unlisted_fused(m, op); });
