@@ -80,7 +80,22 @@ InputReport certify_module(const std::string& text, const std::string& file, uns
     }
   std::vector<ir::Candidate> no_optimizer;
   auto cands = ir::find_candidates(m, &no_optimizer);
-  for (auto& d : ir::unknown_op_diags(m, cands, no_optimizer)) r.diags.push_back(d);
+  // An unknown op's error (on some candidate's slice) makes inconclusive the
+  // candidates whose slice holds it, as an attribute error does: an op that
+  // neither feeds nor reads a candidate cannot change its legality (another
+  // layer's optimizer in the same step says nothing about this one's).
+  std::vector<std::pair<size_t, int>> unknown_errors;  // (index in r.diags, op id)
+  {
+    std::vector<int> unknown;
+    for (const ir::Op& op : m.ops)
+      if (!op.registered && !ir::is_known_tessera(op.name)) unknown.push_back(op.id);
+    std::vector<diag::Diagnostic> found = ir::unknown_op_diags(m, cands, no_optimizer);
+    for (size_t i = 0; i < found.size(); ++i) {
+      if (!cands.empty() && i < unknown.size() && found[i].is_error() && found.size() == unknown.size())
+        unknown_errors.emplace_back(r.diags.size(), unknown[i]);
+      r.diags.push_back(found[i]);
+    }
+  }
   for (auto& c : no_optimizer)
     r.diags.push_back(diag::remark(m.ops[c.producer].loc, "input.no_candidate",
                                    "weight-gradient producer " + m.ops[c.producer].name +
@@ -131,7 +146,7 @@ InputReport certify_module(const std::string& text, const std::string& file, uns
       }
     }
   }
-  std::vector<std::pair<size_t, int>> attr_errors;  // (index in r.diags, op id)
+  std::vector<std::pair<size_t, int>> attr_errors = unknown_errors;  // (index in r.diags, op id)
   for (const ir::Op& op : m.ops) {
     const ir::OpSpec* spec = tables.find(op.name);
     if (!spec || spec->role == ir::OpRole::Collective) continue;
