@@ -12,7 +12,8 @@ Expectations rows: optimizer, weights, verdict, rule, why (tab-separated).
 shape: 256x128 is w (one-layer files) or w1 (mlp2 files), 128x64 is w2.
 The rule is the proposition of the candidate's failing obligations: an
 illegal candidate must fail exactly the expected proposition (P9, P2, ...),
-a legal one none. Checks also: every file has exactly the candidates the
+a legal one none, and no other deciding obligation may be left open
+(missing, unknown) beside it. Checks also: every file has exactly the candidates the
 header names (none missed, no forward or dX contraction taken for one),
 no input error, and the run's exit status 1 when some candidate is illegal, 0
 when all are legal.
@@ -46,6 +47,13 @@ def failing(o):
         return answer == "violated"
     return answer == "sat" and o["expected"] == "unsat"
 
+
+
+def settled(o):
+    """A deciding obligation that holds (structural) or got its expected answer."""
+    if o["how"] == "structural":
+        return o["answer"] == "holds"
+    return o["answer"] == o["expected"]
 
 
 def parse_expect(path):
@@ -125,7 +133,13 @@ def main():
                 problems.append("%s %s: %d expectation rows match (want 1)" % (f, weight, len(exp)))
                 continue
             ev, er, n = exp[0]
-            ok = c["verdict"] == ev and rule == er
+            # No other deciding obligation left open beside the reason (a
+            # missing P1 next to the P2 of a global clip names a second,
+            # wrong reason).
+            open_ = sorted({o["proposition"] for o in c["obligations"] if o["decides"] and not settled(o)} - set(fails))
+            ok = c["verdict"] == ev and rule == er and not open_
+            if open_:
+                rule += " (open: %s)" % "+".join(open_)
             any_illegal = any_illegal or c["verdict"] == "illegal"
             table.append("%-42s %-3s %-12s %-5s expected %-7s %-3s %s" % (f, weight, c["verdict"], rule, ev, er,
                                                                        "ok" if ok else "MISMATCH (line %d)" % n))

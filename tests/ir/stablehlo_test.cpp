@@ -5,6 +5,7 @@
 #include "verifier/ir/candidates.h"
 #include "verifier/ir/dependence.h"
 #include "verifier/ir/dialect_table.h"
+#include "verifier/ir/dot_types.h"
 #include "verifier/ir/opaque_attrs.h"
 
 namespace fusecert::ir {
@@ -78,6 +79,76 @@ TEST(OpaqueAttrs, DimensionNumbersAgainstTypes) {
   EXPECT_NE(dot_dimensions_problem(d, t({512, 128}), t({512, 256}), t({256, 128})), "");  // wrong result
   d.lhs_contracting = {2};
   EXPECT_NE(dot_dimensions_problem(d, t({512, 128}), t({512, 256}), t({128, 256})), "");  // out of range
+}
+
+// Each way dimension numbers can contradict the types, and the reason says
+// which field and dimension (issue #21 acceptance: an ill-typed dot_general
+// was silently "not a weight gradient").
+TEST(OpaqueAttrs, DimensionNumbersSayWhatIsWrong) {
+  auto t = [](std::vector<int64_t> s, std::string text) {
+    Type x;
+    x.kind = Type::Kind::Tensor;
+    x.shape = std::move(s);
+    x.text = std::move(text);
+    return x;
+  };
+  const Type dy = t({512, 128}, "dY"), x = t({512, 256}, "X"), dw = t({128, 256}, "dW");
+  auto why = [&](DotDimensions d, const Type& r) { return dot_dimensions_problem(d, dy, x, r); };
+  DotDimensions d;
+  d.lhs_contracting = {0};
+  d.rhs_contracting = {7};
+  EXPECT_EQ(why(d, dw), "rhs_contracting_dimensions names dimension 7, outside the rhs operand X (rank 2)");
+  d.rhs_contracting = {-1};  // the grammar refuses it; the check does too
+  EXPECT_EQ(why(d, dw), "rhs_contracting_dimensions names dimension -1, outside the rhs operand X (rank 2)");
+  d.rhs_contracting = {0, 1};
+  EXPECT_EQ(why(d, dw), "lhs_contracting_dimensions names 1 dimension(s) and rhs_contracting_dimensions 2; they must pair up");
+  d = {};
+  d.lhs_batching = {0};
+  d.rhs_batching = {};
+  EXPECT_EQ(why(d, dw), "lhs_batching_dimensions names 1 dimension(s) and rhs_batching_dimensions 0; they must pair up");
+  d.rhs_batching = {0};
+  d.lhs_contracting = {0};
+  d.rhs_contracting = {1};
+  EXPECT_EQ(why(d, dw), "lhs_contracting_dimensions names dimension 0 of the lhs operand a second time (a dimension "
+                        "is batched or contracted once)");
+  d = {};
+  d.lhs_batching = {1};
+  d.rhs_batching = {1};
+  EXPECT_EQ(why(d, dw), "batching pair 0 (lhs dimension 1 of dY, rhs dimension 1 of X) has extents 128 and 256; they "
+                        "must agree");
+  d = {};
+  d.lhs_contracting = {1};
+  d.rhs_contracting = {0};
+  EXPECT_EQ(why(d, dw), "contracting pair 0 (lhs dimension 1 of dY, rhs dimension 0 of X) has extents 128 and 512; "
+                        "they must agree");
+  d.lhs_contracting = {0};
+  EXPECT_EQ(why(d, t({256, 128}, "tensor<256x128xf32>")),
+            "the result type tensor<256x128xf32> is not batch x lhs free x rhs free (128x256)");
+  EXPECT_EQ(why(d, dw), "");
+}
+
+// Every dot_general of the module is checked against its types, whether or
+// not it is a candidate: the forward dot too, and one with three operands.
+TEST(DotTypes, EveryDotGeneralOfTheModule) {
+  const char* text = R"(
+func.func @f(%W: tensor<256x128xf32>, %X: tensor<512x256xf32>, %dY: tensor<512x128xf32>) -> (tensor<512x128xf32>, tensor<128x256xf32>, tensor<128x256xf32>) {
+  %y = "stablehlo.dot_general"(%X, %W) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [0]>}> : (tensor<512x256xf32>, tensor<256x128xf32>) -> tensor<512x128xf32>
+  %d = "stablehlo.dot_general"(%dY, %X) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [0], rhs_contracting_dimensions = [0]>}> : (tensor<512x128xf32>, tensor<512x256xf32>) -> tensor<128x256xf32>
+  %e = "stablehlo.dot_general"(%dY, %X, %X) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [0], rhs_contracting_dimensions = [0]>}> : (tensor<512x128xf32>, tensor<512x256xf32>, tensor<512x256xf32>) -> tensor<128x256xf32>
+  "func.return"(%y, %d, %e) : (tensor<512x128xf32>, tensor<128x256xf32>, tensor<128x256xf32>) -> ()
+}
+)";
+  LoadResult lr = parse_mlir(text, "dots.mlir");
+  ASSERT_TRUE(lr.module);
+  const auto diags = dot_type_diags(*lr.module);
+  ASSERT_EQ(diags.size(), 2u);
+  EXPECT_EQ(diags[0].rule, "input.dot_dims");
+  EXPECT_TRUE(diags[0].is_error());
+  EXPECT_EQ(diags[0].loc.line, 3u);
+  EXPECT_NE(diags[0].message.find("lhs_contracting_dimensions names dimension 2"), std::string::npos);
+  EXPECT_EQ(diags[1].loc.line, 5u);
+  EXPECT_NE(diags[1].message.find("it takes two operands (lhs, rhs) and returns one result; it has 3 operand(s)"),
+            std::string::npos);
 }
 
 TEST(StableHloTable, RolesAreSemantics) {

@@ -20,6 +20,7 @@
 #include "verifier/ir/attributes.h"
 #include "verifier/ir/opaque_attrs.h"
 #include "verifier/ir/candidates.h"
+#include "verifier/ir/dot_types.h"
 #include "verifier/ir/dialect_table.h"
 #include "verifier/ir/split.h"
 
@@ -99,7 +100,22 @@ InputReport certify_module(const std::string& text, const std::string& file, uns
     }
   std::vector<ir::Candidate> no_optimizer;
   auto cands = ir::find_candidates(m, &no_optimizer);
-  for (auto& d : ir::unknown_op_diags(m, cands, no_optimizer)) r.diags.push_back(d);
+  // An unknown op's error (on some candidate's slice) makes inconclusive the
+  // candidates whose slice holds it, as an attribute error does: an op that
+  // neither feeds nor reads a candidate cannot change its legality (another
+  // layer's optimizer in the same step says nothing about this one's).
+  std::vector<std::pair<size_t, int>> unknown_errors;  // (index in r.diags, op id)
+  {
+    std::vector<int> unknown;
+    for (const ir::Op& op : m.ops)
+      if (!op.registered && !ir::is_known_tessera(op.name)) unknown.push_back(op.id);
+    std::vector<diag::Diagnostic> found = ir::unknown_op_diags(m, cands, no_optimizer);
+    for (size_t i = 0; i < found.size(); ++i) {
+      if (!cands.empty() && i < unknown.size() && found[i].is_error() && found.size() == unknown.size())
+        unknown_errors.emplace_back(r.diags.size(), unknown[i]);
+      r.diags.push_back(found[i]);
+    }
+  }
   for (auto& c : no_optimizer)
     r.diags.push_back(diag::remark(m.ops[c.producer].loc, "input.no_candidate",
                                    "weight-gradient producer " + m.ops[c.producer].name +
@@ -123,6 +139,7 @@ InputReport certify_module(const std::string& text, const std::string& file, uns
   std::vector<std::vector<bool>> slices;
   for (const auto& c : cands) slices.push_back(ir::candidate_slice(m, {c}));
   std::vector<bool> matters(m.ops.size(), false);
+  std::vector<bool> unreadable_dot(m.ops.size(), false);
   {
     std::vector<ir::Candidate> hidden = no_optimizer;
     for (const ir::Op& op : m.ops)
@@ -145,18 +162,22 @@ InputReport certify_module(const std::string& text, const std::string& file, uns
         if (std::find(spec.kinds.begin(), spec.kinds.end(), ir::AttrKind::DotDims) == spec.kinds.end()) continue;
         std::string why;
         const ir::Attr* a = op.attr(key);
-        if (!a || !ir::parse_dot_dimensions(*a, why)) matters[op.id] = true;
+        if (!a || !ir::parse_dot_dimensions(*a, why)) matters[op.id] = unreadable_dot[op.id] = true;
       }
     }
   }
-  std::vector<std::pair<size_t, int>> attr_errors;  // (index in r.diags, op id)
+  std::vector<std::pair<size_t, int>> attr_errors = unknown_errors;  // (index in r.diags, op id)
   for (const ir::Op& op : m.ops) {
     const ir::OpSpec* spec = tables.find(op.name);
     if (!spec || spec->role == ir::OpRole::Collective) continue;
     std::vector<diag::Diagnostic> found = ir::check_attributes(op, *spec, *tables.table_of(op.name));
     for (auto& d : found) {
       const bool on = matters[op.id] || d.rule == "input.attr.kind";
-      if (on) attr_errors.emplace_back(r.diags.size(), op.id);
+      // A contraction whose dimension numbers cannot be read is malformed
+      // input wherever it is, as one whose dimension numbers contradict its
+      // types (ir::dot_type_diags): a module error, every candidate fails
+      // closed, not only those whose slice holds it.
+      if (on && !unreadable_dot[op.id]) attr_errors.emplace_back(r.diags.size(), op.id);
       if (!on) {
         d.severity = diag::Severity::Remark;
         d.message = d.message.substr(0, d.message.find("; an unknown key")) +
@@ -165,6 +186,11 @@ InputReport certify_module(const std::string& text, const std::string& file, uns
       r.diags.push_back(d);
     }
   }
+  // A dot_general whose dimension numbers contradict its types (out of
+  // range, repeated, unpaired, extents or result that differ): malformed
+  // input wherever it is, forward dot or weight gradient (ir::dot_type_diags).
+  // A module error: every candidate of the module fails closed.
+  for (auto& d : ir::dot_type_diags(m)) r.diags.push_back(d);
   // An unlisted op that looks like a fused step is a candidate (below).
   const bool unlisted_fused =
       std::any_of(m.ops.begin(), m.ops.end(), [&](const ir::Op& op) { return ir::is_unlisted_fused(m, op); });

@@ -65,6 +65,52 @@ void dag_locality(GuardContext& g, const std::string& id, const std::string& cla
   prob.grad_rank = gshape.size();
   std::vector<std::string> exempt;
   std::vector<int> crossed;  // reductions on the reads, for the message
+  // A layout permutation per output: when every read of an output is one
+  // and the same permutation pi of its coordinates (the gradient summed with
+  // a second contraction or a split-K partial, then transposed into W's
+  // layout: the transpose is not the gradient's one use, so it is not folded
+  // into the producer), that output's tiles are the producer's tiles
+  // permuted, and each of its points is placed in gradient coordinates by
+  // pi. An output with mixed reads keeps the identity (a coarser answer,
+  // never a finer one).
+  std::vector<std::vector<int64_t>> perms;  // per output; empty: the identity
+  for (const auto& o : dag.outputs) {
+    const ir::ValueDep& dep = o.exempt_reduce >= 0 ? o.exempt_input : o.dep;
+    const int v = o.exempt_reduce >= 0 ? g.m.ops[o.exempt_reduce].operands[0] : o.value;
+    const size_t rank = g.m.values[v].type.shape.size();
+    std::vector<int64_t> perm;
+    bool all = true, any = false;
+    for (const auto& r : dep.reads) {
+      bool clipped = false;
+      for (int via : r.via)
+        if (const ir::Reduction* red = dag.reduction(via); red && red->scales >= 0) clipped = true;
+      if (clipped) continue;
+      std::vector<int64_t> p;
+      bool pure = r.extra.empty() && rank == prob.grad_rank && r.map.results.size() == rank;
+      for (const auto& e : r.map.results) {
+        if (!pure) break;
+        if (e.kind != ir::AffineExpr::Kind::Dim || e.value < 0 || static_cast<size_t>(e.value) >= rank ||
+            std::find(p.begin(), p.end(), e.value) != p.end())
+          pure = false;
+        else
+          p.push_back(e.value);
+      }
+      if (!pure || (any && p != perm)) { all = false; break; }
+      perm = p;
+      any = true;
+    }
+    bool identity = true;
+    for (size_t k = 0; k < perm.size(); ++k) identity = identity && perm[k] == static_cast<int64_t>(k);
+    perms.push_back(all && any && !identity ? perm : std::vector<int64_t>{});
+  }
+  std::string permuted;
+  for (size_t i = 0; i < perms.size(); ++i) {
+    if (perms[i].empty()) continue;
+    std::string p;
+    for (auto k : perms[i]) p += (p.empty() ? "" : ", ") + std::to_string(k);
+    permuted += (permuted.empty() ? "" : ", ") + std::string("result ") + std::to_string(dag.outputs[i].result_no) +
+                " through [" + p + "]";
+  }
   int output = 0;
   for (const auto& o : dag.outputs) {
     const ir::ValueDep& dep = o.exempt_reduce >= 0 ? o.exempt_input : o.dep;
@@ -86,7 +132,9 @@ void dag_locality(GuardContext& g, const std::string& id, const std::string& cla
       ir::DagRead dr;
       dr.output = output;
       for (const auto& e : r.map.results) dr.grad.results.push_back(shift(e, base));
-      for (size_t k = 0; k < oshape.size(); ++k) dr.out.results.push_back(ir::AffineExpr::dim(base + static_cast<int64_t>(k)));
+      for (size_t k = 0; k < oshape.size(); ++k)
+        dr.out.results.push_back(
+            ir::AffineExpr::dim(base + (perms[output].empty() ? static_cast<int64_t>(k) : perms[output][k])));
       prob.reads.push_back(std::move(dr));
     }
     ++output;
@@ -104,6 +152,9 @@ void dag_locality(GuardContext& g, const std::string& id, const std::string& cla
   std::string ev = std::to_string(prob.reads.size()) + " gradient read(s) by " + std::to_string(dag.outputs.size()) +
                    " result(s) of the step, derived from the DAG";
   for (const auto& e : exempt) ev += "; " + e;
+  if (!permuted.empty())
+    ev += "; read through a layout permutation (a transpose after a sum into the gradient): " + permuted +
+          ", whose tiles are the producer's tiles, permuted";
   o->evidence = ev;
   if (o->answer != "sat") return;
   std::vector<bool> spreads;

@@ -93,9 +93,15 @@ static void single_producer(GuardContext& g, const std::string& gname) {
                  "operands sum into the gradient: one contraction split along K (judged by P1.k_whole)");
     return;
   }
+  std::string norm;
+  for (int c : dag.norm_contractions)
+    norm += (norm.empty() ? "" : ", ") + m.ops[c].name + " at " + m.ops[c].loc.str();
   g.structural(id, claim, "holds",
                "one contraction: " + g.producer().name + " at " + g.producer().loc.str() +
-                   " produces the gradient, and no other contraction sums into it or reaches the updated values");
+                   " produces the gradient, and no other contraction sums into it or reaches the updated values" +
+                   (norm.empty() ? std::string()
+                                 : " but through the norm that scales the gradient (" + norm +
+                                       ": other layers' squares in a global norm, judged by P2.clip_scope)"));
 }
 
 /// Whether P1 is decided on the dependence slice: always for the DAG form;

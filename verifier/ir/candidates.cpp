@@ -463,7 +463,7 @@ std::vector<diag::Diagnostic> unknown_ops(const Module& m) {
     if (is_known_tessera(op.name)) continue;
     out.push_back(diag::error(op.loc, "input.unknown_op",
                               "unknown op '" + op.name + "': fusecert has no semantics for it (it may read or write "
-                              "any buffer), so no candidate in this module can be certified"));
+                              "any buffer), so no candidate whose slice holds it can be certified"));
   }
   return out;
 }

@@ -516,6 +516,22 @@ class Analyzer {
           for (int v : r.via)
             for (auto& red : d_.reductions)
               if (red.op == v && red.full && !red.exact && red.pure_input && red.scales < 0) red.scales = op.id;
+    // The contractions (not the producer) the scaling factor is computed
+    // from through a reduction: other layers' gradients in a global norm.
+    if (local)
+      for (const auto& in : ins) {
+        const bool via_norm = std::any_of(in.reads.begin(), in.reads.end(), [&](const GradRead& r) {
+          return std::any_of(r.via.begin(), r.via.end(), [&](int v) {
+            return std::any_of(d_.reductions.begin(), d_.reductions.end(),
+                               [&](const Reduction& red) { return red.op == v && red.scales == op.id; });
+          });
+        });
+        if (!via_norm) continue;
+        for (const auto& [c, reduced] : in.contractions)
+          if (reduced && c != d_.producer &&
+              std::find(d_.norm_contractions.begin(), d_.norm_contractions.end(), c) == d_.norm_contractions.end())
+            d_.norm_contractions.push_back(c);
+      }
     // A second contraction summed into the gradient: one operand reads the
     // gradient element-wise (no reduction on the way), another is computed
     // element-wise from a contraction without reading the gradient (through
@@ -842,20 +858,6 @@ Dag analyze_dag(const Module& m, int func, int grad) {
       }
       d.outputs.push_back(std::move(o));
     }
-    // Any other contraction reaching a result that reads the gradient,
-    // other than summed into it (tied_at), leaves the step undecided.
-    if (d.tied_at < 0)
-      for (const auto& o : d.outputs) {
-        for (const auto& [c, reduced] : o.dep.contractions)
-          if (c != d.producer && std::find(d.split_partners.begin(), d.split_partners.end(), c) ==
-                                     d.split_partners.end()) {
-            d.other_contraction = c;
-            d.other_output = o.result_no;
-            d.other_reduced = reduced;
-            break;
-          }
-        if (d.other_contraction >= 0) break;
-      }
     // A norm of the gradient that scales it is clipping (P2) only when it is
     // the step's one coarse read: when some result also reads the gradient
     // across a reduction that is not such a norm (a row sum, a product over
@@ -871,6 +873,39 @@ Dag analyze_dag(const Module& m, int func, int grad) {
       }
     if (other_coarse)
       for (auto& red : d.reductions) red.scales = -1;
+    // Any other contraction reaching a result that reads the gradient,
+    // other than summed into it (tied_at), leaves the step undecided; one
+    // that reaches it only through the norm scaling the gradient, while that
+    // norm is P2's, is part of the global norm (norm_contractions).
+    const bool norm_scales =
+        std::any_of(d.reductions.begin(), d.reductions.end(), [](const Reduction& r) { return r.scales >= 0; });
+    if (!norm_scales) d.norm_contractions.clear();
+    auto via_norm = [&](const GradRead& r) {
+      return std::any_of(r.via.begin(), r.via.end(), [&](int v) {
+        const Reduction* red = d.reduction(v);
+        return red && red->scales >= 0;
+      });
+    };
+    if (d.tied_at < 0)
+      for (const auto& o : d.outputs) {
+        // An output that reads the gradient only through the norm scaling
+        // it (another layer's update under a global clip) reads it through
+        // P2's norm alone: what else it is computed from is not a second
+        // producer of this gradient.
+        if (norm_scales && !o.dep.reads.empty() && std::all_of(o.dep.reads.begin(), o.dep.reads.end(), via_norm))
+          continue;
+        for (const auto& [c, reduced] : o.dep.contractions)
+          if (c != d.producer &&
+              std::find(d.split_partners.begin(), d.split_partners.end(), c) == d.split_partners.end() &&
+              !(reduced && std::find(d.norm_contractions.begin(), d.norm_contractions.end(), c) !=
+                               d.norm_contractions.end())) {
+            d.other_contraction = c;
+            d.other_output = o.result_no;
+            d.other_reduced = reduced;
+            break;
+          }
+        if (d.other_contraction >= 0) break;
+      }
     if (d.update_op < 0)
       for (const auto& o : d.outputs)
         if (m.values[o.value].def_op >= 0) { d.update_op = m.values[o.value].def_op; break; }

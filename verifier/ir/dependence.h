@@ -99,6 +99,12 @@ struct Dag {
   int other_contraction = -1;
   int other_output = -1;       ///< ... the result number it reaches
   bool other_reduced = false;  ///< ... and every path from it crossed a reduction
+  /// Contractions other than the producer in the factor that a norm of the
+  /// gradient scales it by (global-norm clipping over several layers: the
+  /// norm sums every layer's squares). One reaching the updated values only
+  /// so, every path through a reduction, is part of that norm (P2's), not a
+  /// second producer, and is not `other_contraction` while the norm is P2's.
+  std::vector<int> norm_contractions;
   int weight = -1;             ///< W: a function argument the step returns as W + u
   int weight_result = -1;      ///< the result number of the updated W
   int update_op = -1;          ///< the op computing the updated W (or the first output's)

@@ -133,23 +133,42 @@ std::string dot_dimensions_problem(const DotDimensions& d, const Type& lhs, cons
   };
   if (!ranked(lhs) || !ranked(rhs) || !ranked(result))
     return "the operands and result are not ranked tensors of static shape";
-  if (d.lhs_batching.size() != d.rhs_batching.size()) return "lhs and rhs name different numbers of batching dimensions";
+  auto count = [](const std::vector<int64_t>& v) { return std::to_string(v.size()); };
+  if (d.lhs_batching.size() != d.rhs_batching.size())
+    return "lhs_batching_dimensions names " + count(d.lhs_batching) + " dimension(s) and rhs_batching_dimensions " +
+           count(d.rhs_batching) + "; they must pair up";
   if (d.lhs_contracting.size() != d.rhs_contracting.size())
-    return "lhs and rhs name different numbers of contracting dimensions";
-  auto check_side = [](const std::vector<int64_t>& a, const std::vector<int64_t>& b, size_t rank) {
+    return "lhs_contracting_dimensions names " + count(d.lhs_contracting) +
+           " dimension(s) and rhs_contracting_dimensions " + count(d.rhs_contracting) + "; they must pair up";
+  // Each side's batching and contracting dimensions: in range of its
+  // operand's rank, and each named once over both lists.
+  auto check_side = [](const char* side, const std::vector<int64_t>& batch, const std::vector<int64_t>& contr,
+                       const Type& t) -> std::string {
     std::set<int64_t> all;
-    for (auto x : a) if (x < 0 || static_cast<size_t>(x) >= rank || !all.insert(x).second) return false;
-    for (auto x : b) if (x < 0 || static_cast<size_t>(x) >= rank || !all.insert(x).second) return false;
-    return true;
+    for (int pass = 0; pass < 2; ++pass)
+      for (auto x : pass == 0 ? batch : contr) {
+        const std::string field = std::string(side) + (pass == 0 ? "_batching_dimensions" : "_contracting_dimensions");
+        if (x < 0 || static_cast<size_t>(x) >= t.shape.size())
+          return field + " names dimension " + std::to_string(x) + ", outside the " + side + " operand " + t.text +
+                 " (rank " + std::to_string(t.shape.size()) + ")";
+        if (!all.insert(x).second)
+          return field + " names dimension " + std::to_string(x) + " of the " + side +
+                 " operand a second time (a dimension is batched or contracted once)";
+      }
+    return "";
   };
-  if (!check_side(d.lhs_batching, d.lhs_contracting, lhs.shape.size()))
-    return "an lhs dimension is out of range or named twice";
-  if (!check_side(d.rhs_batching, d.rhs_contracting, rhs.shape.size()))
-    return "an rhs dimension is out of range or named twice";
-  for (size_t k = 0; k < d.lhs_batching.size(); ++k)
-    if (lhs.shape[d.lhs_batching[k]] != rhs.shape[d.rhs_batching[k]]) return "batching extents differ";
-  for (size_t k = 0; k < d.lhs_contracting.size(); ++k)
-    if (lhs.shape[d.lhs_contracting[k]] != rhs.shape[d.rhs_contracting[k]]) return "contracting extents differ";
+  if (auto p = check_side("lhs", d.lhs_batching, d.lhs_contracting, lhs); !p.empty()) return p;
+  if (auto p = check_side("rhs", d.rhs_batching, d.rhs_contracting, rhs); !p.empty()) return p;
+  auto extents = [&](const char* what, const std::vector<int64_t>& l, const std::vector<int64_t>& r) -> std::string {
+    for (size_t k = 0; k < l.size(); ++k)
+      if (lhs.shape[l[k]] != rhs.shape[r[k]])
+        return std::string(what) + " pair " + std::to_string(k) + " (lhs dimension " + std::to_string(l[k]) + " of " +
+               lhs.text + ", rhs dimension " + std::to_string(r[k]) + " of " + rhs.text + ") has extents " +
+               std::to_string(lhs.shape[l[k]]) + " and " + std::to_string(rhs.shape[r[k]]) + "; they must agree";
+    return "";
+  };
+  if (auto p = extents("batching", d.lhs_batching, d.rhs_batching); !p.empty()) return p;
+  if (auto p = extents("contracting", d.lhs_contracting, d.rhs_contracting); !p.empty()) return p;
   std::vector<int64_t> want;
   for (auto b : d.lhs_batching) want.push_back(lhs.shape[b]);
   auto free = [&](const Type& t, const std::vector<int64_t>& b, const std::vector<int64_t>& c) {
@@ -160,7 +179,12 @@ std::string dot_dimensions_problem(const DotDimensions& d, const Type& lhs, cons
   };
   free(lhs, d.lhs_batching, d.lhs_contracting);
   free(rhs, d.rhs_batching, d.rhs_contracting);
-  if (want != result.shape) return "the result type " + result.text + " is not batch × lhs free × rhs free";
+  if (want != result.shape) {
+    std::string w;
+    for (auto x : want) w += (w.empty() ? "" : "x") + std::to_string(x);
+    return "the result type " + result.text + " is not batch x lhs free x rhs free (" + (w.empty() ? "a scalar" : w) +
+           ")";
+  }
   return "";
 }
 
