@@ -54,7 +54,7 @@ int load_dialects(const std::string& tool, const std::vector<std::string>& files
         notes.insert(notes.begin(), what.substr(at + 7));
       // parse_dialect_table names the file itself (FILE:LINE:COL: …).
       diag::Diagnostic d = diag::located_text(f, "input.config", what + " (--dialect)");
-      for (auto& n : notes) d.note({}, n);
+      for (auto& n : notes) d.note(d.loc, n);
       report(tool, d);
       return diag::code(diag::Exit::InputError);
     }

@@ -52,6 +52,15 @@ std::string reduction_text(const ir::Module& m, int op) {
 /// only gradient elements of its own tile (one QF_LIA query over the maps
 /// the dependence analysis derived). Values independent of the gradient (W,
 /// old statistics, the step count, hyper-parameters) are broadcast freely.
+/// A read that reaches the output through a norm that scales the gradient:
+/// the P2 guard's finding, not P9's.
+bool through_norm(const ir::Dag& dag, const ir::GradRead& r) {
+  bool clipped = false;
+  for (int via : r.via)
+    if (const ir::Reduction* red = dag.reduction(via); red && red->scales >= 0) clipped = true;
+  return clipped;
+}
+
 /// A reduction across tiles is legal only as SM3's new statistics are: an
 /// exact max / min the step returns and on which no other output depends
 /// (its tiles' partial maxima combine exactly, in any order); the partials
@@ -81,10 +90,7 @@ void dag_locality(GuardContext& g, const std::string& id, const std::string& cla
     std::vector<int64_t> perm;
     bool all = true, any = false;
     for (const auto& r : dep.reads) {
-      bool clipped = false;
-      for (int via : r.via)
-        if (const ir::Reduction* red = dag.reduction(via); red && red->scales >= 0) clipped = true;
-      if (clipped) continue;
+      if (through_norm(dag, r)) continue;
       std::vector<int64_t> p;
       bool pure = r.extra.empty() && rank == prob.grad_rank && r.map.results.size() == rank;
       for (const auto& e : r.map.results) {
@@ -120,10 +126,7 @@ void dag_locality(GuardContext& g, const std::string& id, const std::string& cla
                        ", read by no other output (its input is checked)");
     const auto& oshape = g.m.values[v].type.shape;
     for (const auto& r : dep.reads) {
-      bool clipped = false;
-      for (int via : r.via)
-        if (const ir::Reduction* red = dag.reduction(via); red && red->scales >= 0) clipped = true;
-      if (clipped) continue;
+      if (through_norm(dag, r)) continue;
       for (int via : r.via)
         if (std::find(crossed.begin(), crossed.end(), via) == crossed.end()) crossed.push_back(via);
       const int64_t base = static_cast<int64_t>(prob.dim_sizes.size());
