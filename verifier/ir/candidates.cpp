@@ -468,6 +468,32 @@ std::vector<diag::Diagnostic> unknown_ops(const Module& m) {
   return out;
 }
 
+/// The values one step above `v` in a backward walk that crosses calls: a
+/// call's result is its callee's returned value (the callee's body computes
+/// it), and a function argument is each call site's operand. Without this a
+/// walk stops at a call (an op computing an operand inside a helper, as
+/// optax's `@_where`, is missed) or at a helper's argument.
+static std::vector<int> defs_through_calls(const Module& m, int v) {
+  std::vector<int> out;
+  const Value& val = m.values[v];
+  if (val.def_op >= 0) {
+    const Op& d = m.ops[val.def_op];
+    if (d.callee >= 0 && val.result_no >= 0)
+      for (int id : m.funcs[d.callee].ops)
+        if (m.ops[id].is_return && m.ops[id].func == d.callee &&
+            static_cast<size_t>(val.result_no) < m.ops[id].operands.size())
+          out.push_back(m.ops[id].operands[val.result_no]);
+    return out;
+  }
+  if (val.arg_no < 0) return out;
+  for (size_t f = 0; f < m.funcs.size(); ++f)
+    if (std::find(m.funcs[f].args.begin(), m.funcs[f].args.end(), v) != m.funcs[f].args.end())
+      for (const Op& call : m.ops)
+        if (call.callee == static_cast<int>(f) && static_cast<size_t>(val.arg_no) < call.operands.size())
+          out.push_back(call.operands[val.arg_no]);
+  return out;
+}
+
 std::vector<bool> candidate_slice(const Module& m, const std::vector<Candidate>& cands) {
   std::vector<bool> on(m.ops.size(), false);
   std::vector<bool> seen(m.values.size(), false);
@@ -505,6 +531,7 @@ std::vector<bool> candidate_slice(const Module& m, const std::vector<Candidate>&
     work.pop_back();
     if (v < 0 || seen[v]) continue;
     seen[v] = true;
+    for (int u : defs_through_calls(m, v)) work.push_back(u);
     int d = m.values[v].def_op;
     if (d < 0) continue;
     on[d] = true;
@@ -577,6 +604,7 @@ std::vector<diag::Diagnostic> unknown_op_diags(const Module& m, const std::vecto
     work.pop_back();
     if (v < 0 || seen[v]) continue;
     seen[v] = true;
+    for (int u : defs_through_calls(m, v)) work.push_back(u);
     int d = m.values[v].def_op;
     if (d < 0) continue;
     near[d] = true;
