@@ -39,6 +39,16 @@ mkdir -p "$W/tree/sub" && cp "$IR/adamw_linalg.mlir" "$IR/global_clip_linalg.mli
 run index "$BIN" certify -r "$W/tree" --out "$W/treeout" --format json
 check certify-index.schema.json "$W/index.json" "$W/treeout/index.json"
 check sarif.schema.json "$W/treeout/results.sarif"
+# Results with a file but no line (issue #13): an empty input, alone and in a
+# tree's results.sarif; their physicalLocation is only an artifactLocation,
+# which SARIF 2.1.0 allows (region optional).
+: >"$W/empty.mlir"
+run certify_empty_sarif "$BIN" certify "$W/empty.mlir" --format sarif
+grep -q '"artifactLocation"' "$W/certify_empty_sarif.json" || fail "certify empty.mlir: no artifactLocation in its SARIF"
+check sarif.schema.json "$W/certify_empty_sarif.json"
+mkdir -p "$W/tree_empty" && cp "$W/empty.mlir" "$IR/adamw_linalg.mlir" "$W/tree_empty/"
+run index_empty "$BIN" certify -r "$W/tree_empty" --out "$W/treeout_empty"
+check sarif.schema.json "$W/treeout_empty/results.sarif"
 
 # check-cert: valid (--ir), consistent (no --ir), invalid (edited),
 # unreadable (format version 1).
@@ -49,6 +59,10 @@ run cc_valid "$BIN" check-cert "$LEGAL" --ir "$IR/adamw_tessera.mlir" --format j
 run cc_mixed "$BIN" check-cert "$W"/certs/*.cert.json "$W/flip.cert.json" "$W/v1.cert.json" --format json
 grep -q '"status": "unreadable"' "$W/cc_mixed.json" || fail "check-cert: a version-1 certificate is not unreadable"
 check check-cert-report.schema.json "$W/cc_valid.json" "$W/cc_mixed.json"
+# check-cert's SARIF: a certificate is a file with no line (issue #13).
+run cc_sarif "$BIN" check-cert "$W"/certs/*.cert.json "$W/flip.cert.json" --format sarif
+grep -q '"ruleId"' "$W/cc_sarif.json" || fail "check-cert --format sarif: no result"
+check sarif.schema.json "$W/cc_sarif.json"
 
 # validate: equivalent, not equivalent (counterexample), fail closed.
 run tv_eq "$BIN" validate "$SRC/fixtures/tv/wgrad_adamw_tessera.mlir" --k 2 --format json --out "$W/tv"
