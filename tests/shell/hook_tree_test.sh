@@ -13,6 +13,9 @@
 #      (unstaged) is routing.unrouted -> 1
 #   d. `--referrers-of-removed` with R removed: E, which R linked, is
 #      routing.unrouted -> 1
+#   e. no Markdown staged, a path a document names becomes a dangling
+#      symlink: A has anchor.broken-path -> 1
+#   f. a tree already red, a commit staging only code -> 1
 # A change that breaks nothing commits (0), and in every case a tree run over
 # the same (fully staged) tree gives the hook's answer.
 # Usage: hook_tree_test.sh FUSECERT SRCDIR
@@ -109,5 +112,28 @@ commit config 1 "an audit root that does not exist"
 contains config.log "audit root"
 ci config 2
 git rm -q --cached .fusecert.yaml && rm .fusecert.yaml
+
+# e. No Markdown staged (issue #18 acceptance, 2026-12-02): a document names
+#    src/x.py; a commit that only replaces it by a symlink to a missing file
+#    breaks that path: A has anchor.broken-path -> 1, as CI.
+mkdir -p src && printf 'x = 1\n' >src/x.py
+printf 'The code is in `src/x.py`.\n' >>docs/audit/A.md
+git add src/x.py docs/audit/A.md
+commit e_base 0 "name src/x.py"
+rm src/x.py && ln -s gone.py src/x.py
+git add src/x.py
+commit e 1 "src/x.py becomes a dangling symlink"
+contains e.log "docs/audit/A.md:.*anchor.broken-path"
+ci e 1
+git reset -q --hard
+# f. A tree already red (committed with --no-verify) fails the next commit,
+#    even one that stages no Markdown: CI fails on it -> 1.
+sed '/(B.md)/d' docs/audit/README.md >"$W/x" && cp "$W/x" docs/audit/README.md
+git add docs/audit/README.md && git commit -q --no-verify -m "orphan B, unchecked" || exit 1
+printf 'x = 2\n' >src/x.py
+git add src/x.py
+commit f 1 "edit code only on a red tree"
+contains f.log "docs/audit/B.md:.*routing.unrouted"
+ci f 1
 
 finish

@@ -101,9 +101,10 @@ std::string hook_text(const std::string& fusecert) {
   // checked too. `fusecert docs` runs on the staged Markdown *and* the whole
   // audit tree of the index (--whole-tree), as CI's tree run does: an edit or
   // deletion that orphans an unstaged document, or renames a heading an
-  // unstaged document links, fails the commit as it would fail CI. A staged
-  // deletion of any file (a path a document names) or a change of
-  // .fusecert.yaml runs the tree too, with no Markdown staged.
+  // unstaged document links, fails the commit as it would fail CI. A commit
+  // that stages no Markdown runs the tree alone: any staged change (a
+  // deletion, a symlink or type change of a path a document names, a change
+  // of .fusecert.yaml) can break a document, and a tree already red fails CI.
   return std::string("#!/bin/sh\n") + kMarker +
          " — written by `fusecert hook install`; `fusecert hook uninstall` removes it\n"
          "# (and restores the hook that was here before, if any). Checks the staged\n"
@@ -118,16 +119,15 @@ std::string hook_text(const std::string& fusecert) {
          "trap 'exit 2' INT TERM HUP\n"
          "names() { git diff --cached --name-only --no-renames -z \"$@\"; }\n"
          "names --diff-filter=ACMT -- ':(icase)*.md' >\"$t/md\" &&\n"
-         "  names --diff-filter=D >\"$t/removed\" &&\n"
-         "  names -- .fusecert.yaml >\"$t/config\" &&\n"
+         "  names >\"$t/staged\" &&\n"
          "  names --diff-filter=ACMT -- ':(icase)*.mlir' >\"$t/mlir\" || failed 'git diff --cached failed'\n"
-         "[ -s \"$t/md\" ] || [ -s \"$t/removed\" ] || [ -s \"$t/config\" ] || [ -s \"$t/mlir\" ] || exit 0\n"
+         "[ -s \"$t/staged\" ] || exit 0\n"
          "mkdir \"$t/index\" && git checkout-index -a -f --prefix=\"$t/index/\" || failed 'git checkout-index failed'\n"
          "cd \"$t/index\" || failed 'cannot enter the checked-out index'\n"
          "status=0\n"
          "if [ -s \"$t/md\" ]; then\n"
          "  xargs -0 \"$FUSECERT\" docs --repo-root . --whole-tree -- <\"$t/md\" || status=1\n"
-         "elif [ -s \"$t/removed\" ] || [ -s \"$t/config\" ]; then\n"
+         "else\n"
          "  \"$FUSECERT\" docs --repo-root . --whole-tree || status=1\n"
          "fi\n"
          "if [ -s \"$t/mlir\" ]; then\n"
