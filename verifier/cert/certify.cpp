@@ -106,9 +106,7 @@ InputReport certify_module(const std::string& text, const std::string& file, uns
   // layer's optimizer in the same step says nothing about this one's).
   std::vector<std::pair<size_t, int>> unknown_errors;  // (index in r.diags, op id)
   {
-    std::vector<int> unknown;
-    for (const ir::Op& op : m.ops)
-      if (!op.registered && !ir::is_known_tessera(op.name)) unknown.push_back(op.id);
+    const std::vector<int> unknown = ir::unknown_op_ids(m);  // found[i] is about unknown[i]
     std::vector<diag::Diagnostic> found = ir::unknown_op_diags(m, cands, no_optimizer);
     for (size_t i = 0; i < found.size(); ++i) {
       if (!cands.empty() && i < unknown.size() && found[i].is_error() && found.size() == unknown.size())

@@ -456,11 +456,17 @@ std::vector<Candidate> find_candidates(const Module& m, std::vector<Candidate>* 
   return out;
 }
 
+std::vector<int> unknown_op_ids(const Module& m) {
+  std::vector<int> out;
+  for (const Op& op : m.ops)
+    if (!op.registered && !is_known_tessera(op.name)) out.push_back(op.id);
+  return out;
+}
+
 std::vector<diag::Diagnostic> unknown_ops(const Module& m) {
   std::vector<diag::Diagnostic> out;
-  for (const Op& op : m.ops) {
-    if (op.registered) continue;
-    if (is_known_tessera(op.name)) continue;
+  for (int id : unknown_op_ids(m)) {
+    const Op& op = m.ops[id];
     out.push_back(diag::error(op.loc, "input.unknown_op",
                               "unknown op '" + op.name + "': fusecert has no semantics for it (it may read or write "
                               "any buffer), so no candidate whose slice holds it can be certified"));
@@ -552,9 +558,7 @@ std::vector<diag::Diagnostic> unknown_op_diags(const Module& m, const std::vecto
                                                const std::vector<Candidate>& no_optimizer) {
   std::vector<diag::Diagnostic> out = unknown_ops(m);
   if (out.empty()) return out;
-  std::vector<int> unknown;
-  for (const Op& op : m.ops)
-    if (!op.registered && !is_known_tessera(op.name)) unknown.push_back(op.id);
+  const std::vector<int> unknown = unknown_op_ids(m);
   if (!cands.empty()) {
     // With candidates: an unknown op is an error on a candidate's slice
     // (candidate_slice) and a note off it.

@@ -86,8 +86,12 @@ std::vector<KeyProblem> collective_key_problems(const Module& m, const Op& op);
 /// candidates; they go to `no_optimizer` when given (for a remark).
 std::vector<Candidate> find_candidates(const Module& m, std::vector<Candidate>* no_optimizer = nullptr);
 
-/// Ops fusecert cannot model (unregistered ops outside the known tessera set),
-/// as error diagnostics: an unknown op may read or write any buffer.
+/// The ids of the ops fusecert cannot model (unregistered ops outside the
+/// known tessera set), in program order.
+std::vector<int> unknown_op_ids(const Module& m);
+
+/// unknown_op_ids as error diagnostics, one per op in the same order: an
+/// unknown op may read or write any buffer.
 std::vector<diag::Diagnostic> unknown_ops(const Module& m);
 
 /// The ops on some candidate's slice (indexed by op id): every op the
@@ -98,8 +102,8 @@ std::vector<diag::Diagnostic> unknown_ops(const Module& m);
 /// buffers (it may write an alias of any of them).
 std::vector<bool> candidate_slice(const Module& m, const std::vector<Candidate>& cands);
 
-/// unknown_ops, each an error where it may be on a candidate's slice and a
-/// remark elsewhere. With candidates, an unknown op is an error on
+/// unknown_ops (in unknown_op_ids' order), each an error where it may be on
+/// a candidate's slice and a remark elsewhere. With candidates, an unknown op is an error on
 /// candidate_slice and a remark off it. Without one, an unknown op is an error only when a
 /// weight gradient reaches it (it may be that gradient's optimizer) or it
 /// computes, directly or not, the gradient operand of an optimizer a table
