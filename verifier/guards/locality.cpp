@@ -48,10 +48,6 @@ std::string reduction_text(const ir::Module& m, int op) {
   return r.name + " at " + r.loc.str() + (over.empty() ? "" : " (over dimension(s) " + over + ")");
 }
 
-/// P9 on a DAG consumer: every output element reads, through every path,
-/// only gradient elements of its own tile (one QF_LIA query over the maps
-/// the dependence analysis derived). Values independent of the gradient (W,
-/// old statistics, the step count, hyper-parameters) are broadcast freely.
 /// A read that reaches the output through a norm that scales the gradient:
 /// the P2 guard's finding, not P9's.
 bool through_norm(const ir::Dag& dag, const ir::GradRead& r) {
@@ -61,6 +57,48 @@ bool through_norm(const ir::Dag& dag, const ir::GradRead& r) {
   return clipped;
 }
 
+/// What an output's reads are checked on: the output itself, or, for an
+/// exact reduction the step returns (SM3's statistics), its input.
+struct CheckedSide {
+  const ir::ValueDep& dep;
+  int value;
+};
+CheckedSide checked_side(const ir::Module& m, const ir::DagOutput& o) {
+  if (o.exempt_reduce >= 0) return {o.exempt_input, m.ops[o.exempt_reduce].operands[0]};
+  return {o.dep, o.value};
+}
+
+/// The one layout permutation pi through which every read of an output (of
+/// rank `rank`) reads the gradient, when there is one and it is not the
+/// identity; empty otherwise. Reads through a norm are P2's and skipped.
+std::vector<int64_t> layout_permutation(const ir::Dag& dag, const ir::ValueDep& dep, size_t rank, size_t grad_rank) {
+  std::vector<int64_t> perm;
+  bool any = false;
+  for (const auto& r : dep.reads) {
+    if (through_norm(dag, r)) continue;
+    std::vector<int64_t> p;
+    bool pure = r.extra.empty() && rank == grad_rank && r.map.results.size() == rank;
+    for (const auto& e : r.map.results) {
+      if (!pure) break;
+      if (e.kind != ir::AffineExpr::Kind::Dim || e.value < 0 || static_cast<size_t>(e.value) >= rank ||
+          std::find(p.begin(), p.end(), e.value) != p.end())
+        pure = false;
+      else
+        p.push_back(e.value);
+    }
+    if (!pure || (any && p != perm)) return {};
+    perm = p;
+    any = true;
+  }
+  for (size_t k = 0; k < perm.size(); ++k)
+    if (perm[k] != static_cast<int64_t>(k)) return perm;
+  return {};  // no read, or the identity
+}
+
+/// P9 on a DAG consumer: every output element reads, through every path,
+/// only gradient elements of its own tile (one QF_LIA query over the maps
+/// the dependence analysis derived). Values independent of the gradient (W,
+/// old statistics, the step count, hyper-parameters) are broadcast freely.
 /// A reduction across tiles is legal only as SM3's new statistics are: an
 /// exact max / min the step returns and on which no other output depends
 /// (its tiles' partial maxima combine exactly, in any order); the partials
@@ -84,30 +122,8 @@ void dag_locality(GuardContext& g, const std::string& id, const std::string& cla
   // never a finer one).
   std::vector<std::vector<int64_t>> perms;  // per output; empty: the identity
   for (const auto& o : dag.outputs) {
-    const ir::ValueDep& dep = o.exempt_reduce >= 0 ? o.exempt_input : o.dep;
-    const int v = o.exempt_reduce >= 0 ? g.m.ops[o.exempt_reduce].operands[0] : o.value;
-    const size_t rank = g.m.values[v].type.shape.size();
-    std::vector<int64_t> perm;
-    bool all = true, any = false;
-    for (const auto& r : dep.reads) {
-      if (through_norm(dag, r)) continue;
-      std::vector<int64_t> p;
-      bool pure = r.extra.empty() && rank == prob.grad_rank && r.map.results.size() == rank;
-      for (const auto& e : r.map.results) {
-        if (!pure) break;
-        if (e.kind != ir::AffineExpr::Kind::Dim || e.value < 0 || static_cast<size_t>(e.value) >= rank ||
-            std::find(p.begin(), p.end(), e.value) != p.end())
-          pure = false;
-        else
-          p.push_back(e.value);
-      }
-      if (!pure || (any && p != perm)) { all = false; break; }
-      perm = p;
-      any = true;
-    }
-    bool identity = true;
-    for (size_t k = 0; k < perm.size(); ++k) identity = identity && perm[k] == static_cast<int64_t>(k);
-    perms.push_back(all && any && !identity ? perm : std::vector<int64_t>{});
+    const CheckedSide c = checked_side(g.m, o);
+    perms.push_back(layout_permutation(dag, c.dep, g.m.values[c.value].type.shape.size(), prob.grad_rank));
   }
   std::string permuted;
   for (size_t i = 0; i < perms.size(); ++i) {
@@ -119,8 +135,9 @@ void dag_locality(GuardContext& g, const std::string& id, const std::string& cla
   }
   int output = 0;
   for (const auto& o : dag.outputs) {
-    const ir::ValueDep& dep = o.exempt_reduce >= 0 ? o.exempt_input : o.dep;
-    const int v = o.exempt_reduce >= 0 ? g.m.ops[o.exempt_reduce].operands[0] : o.value;
+    const CheckedSide c = checked_side(g.m, o);
+    const ir::ValueDep& dep = c.dep;
+    const int v = c.value;
     if (o.exempt_reduce >= 0)
       exempt.push_back("result " + std::to_string(o.result_no) + " is the exact " + reduction_text(g.m, o.exempt_reduce) +
                        ", read by no other output (its input is checked)");
