@@ -315,7 +315,7 @@ bool routing_or_link_rule(const std::string& id) {
 CheckResult run_check(const RuleSet& rules, const CheckOptions& opt) {
   std::error_code ec;
   if (!fs::is_directory(opt.repo_root, ec)) throw UsageError(opt.repo_root.string() + ": repository root is not a folder");
-  const Repo repo(opt.repo_root, rules);
+  const Repo repo(opt.repo_root, rules, opt.removed);
   std::vector<fs::path> paths = opt.paths;
   const bool tree_exists = fs::is_directory(repo.audit_root(), ec);
   if ((paths.empty() && opt.removed.empty() && !opt.with_tree) || (opt.with_tree && opt.require_tree)) {

@@ -22,6 +22,8 @@
 #      hook.failed, never hook.rejected (the commit was not checked)
 #   i. more staged names than one xargs batch holds, on a red tree: each
 #      finding printed once, one summary line, one hook.rejected line
+#   j. `git rm -r src` (a whole top folder) while A names `src/x.py`: the
+#      path was an anchor and now names nothing: A has anchor.broken-path -> 1
 # A change that breaks nothing commits (0), and in every case a tree run over
 # the same (fully staged) tree gives the hook's answer.
 # Usage: hook_tree_test.sh FUSECERT SRCDIR
@@ -177,6 +179,17 @@ commit i 1 "many staged files on a red tree"
 [ "$(grep -c 'docs/audit/B.md:.*routing.unrouted' "$W/i.log")" -eq 1 ] || fail "i: B's finding not printed exactly once: $(grep -c 'B.md' "$W/i.log")"
 [ "$(grep -c '\[summary\]' "$W/i.log")" -eq 1 ] || fail "i: not one summary line: $(grep -c summary "$W/i.log")"
 [ "$(grep -c 'hook.rejected' "$W/i.log")" -eq 1 ] || fail "i: not one hook.rejected line"
+git reset -q --hard
+
+# j. Deleting the whole top folder a document's path lives in does not make
+#    the path "not a path": the hook reports it broken, once.
+git rm -r -q src
+commit j 1 "delete src"
+contains j.log "docs/audit/A.md:.*repository path .src/x.py. does not exist.*anchor.broken-path"
+[ "$(grep -c 'A.md:.*anchor.broken-path' "$W/j.log")" -eq 1 ] || fail "j: A's finding not printed once"
+printf 'src/x.py\n' >"$W/removed_src"
+expect 1 j_removed "$BIN" docs --repo-root . --whole-tree --referrers-of-removed "$W/removed_src"
+contains j_removed.out "docs/audit/A.md:.*anchor.broken-path"
 git reset -q --hard
 
 finish
