@@ -23,7 +23,8 @@
 #   i. more staged names than one xargs batch holds, on a red tree: each
 #      finding printed once, one summary line, one hook.rejected line
 #   j. `git rm -r src` (a whole top folder) while A names `src/x.py`: the
-#      path was an anchor and now names nothing: A has anchor.broken-path -> 1
+#      path was an anchor and now names nothing: A has anchor.broken-path -> 1,
+#      in the hook and in CI's tree run once the deletion is committed
 # A change that breaks nothing commits (0), and in every case a tree run over
 # the same (fully staged) tree gives the hook's answer.
 # Usage: hook_tree_test.sh FUSECERT SRCDIR
@@ -183,6 +184,7 @@ git reset -q --hard
 
 # j. Deleting the whole top folder a document's path lives in does not make
 #    the path "not a path": the hook reports it broken, once.
+j_base=$(git rev-parse HEAD)
 git rm -r -q src
 commit j 1 "delete src"
 contains j.log "docs/audit/A.md:.*repository path .src/x.py. does not exist.*anchor.broken-path"
@@ -190,6 +192,11 @@ contains j.log "docs/audit/A.md:.*repository path .src/x.py. does not exist.*anc
 printf 'src/x.py\n' >"$W/removed_src"
 expect 1 j_removed "$BIN" docs --repo-root . --whole-tree --referrers-of-removed "$W/removed_src"
 contains j_removed.out "docs/audit/A.md:.*anchor.broken-path"
-git reset -q --hard
+# CI after the deletion lands (--no-verify): the tree run reads git's
+# history, which deleted src/x.py, so src stays a path root -> 1.
+git commit -q --no-verify --allow-empty -m "delete src, unchecked" || exit 1
+ci j 1
+contains ci_j.out "docs/audit/A.md:.*anchor.broken-path"
+git reset -q --hard "$j_base"
 
 finish
