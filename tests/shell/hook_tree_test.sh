@@ -197,6 +197,12 @@ contains j_removed.out "docs/audit/A.md:.*anchor.broken-path"
 git commit -q --no-verify --allow-empty -m "delete src, unchecked" || exit 1
 ci j 1
 contains ci_j.out "docs/audit/A.md:.*anchor.broken-path"
+# The next commit, staging no deletion: the hook reads git's history as CI
+# does, so it fails as CI fails -> 1.
+printf 'More.\n' >>docs/audit/B.md
+git add docs/audit/B.md
+commit j_next 1 "an edit after src was deleted"
+contains j_next.log "docs/audit/A.md:.*anchor.broken-path"
 git reset -q --hard "$j_base"
 
 finish
