@@ -187,14 +187,14 @@ std::vector<fs::path> collect_documents(const std::vector<fs::path>& paths, cons
   return {out.begin(), out.end()};
 }
 
-std::vector<std::string> git_ignored(const fs::path& root) {
-  std::error_code ec;
-  if (!fs::exists(root / ".git", ec)) return {};
+namespace {
+/// `git -C root ARGS...`: its exit status (127 when git cannot be started)
+/// and its standard output in `text` (standard error discarded).
+int git_output(const fs::path& root, std::vector<std::string> args, std::string& text) {
   int fd[2];
-  if (pipe(fd) != 0) throw UsageError("pipe failed while asking git for the ignored files");
+  if (pipe(fd) != 0) throw UsageError("pipe failed while asking git");
   const std::string r = root.string();
-  std::vector<std::string> args = {"git", "-C", r, "ls-files", "-z", "--others", "--ignored", "--exclude-standard",
-                                   "--directory"};
+  args.insert(args.begin(), {"git", "-C", r});
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
@@ -207,22 +207,19 @@ std::vector<std::string> git_ignored(const fs::path& root) {
   const int rc = posix_spawnp(&pid, "git", &fa, nullptr, argv.data(), environ);
   posix_spawn_file_actions_destroy(&fa);
   close(fd[1]);
-  if (rc != 0) {  // git is not installed: nothing to honour
+  if (rc != 0) {  // git is not installed
     close(fd[0]);
-    return {};
+    return 127;
   }
-  std::string text;
   char buf[65536];
   for (ssize_t n; (n = read(fd[0], buf, sizeof buf)) > 0;) text.append(buf, static_cast<std::size_t>(n));
   close(fd[0]);
   int status = 0;
   waitpid(pid, &status, 0);
-  // 127: git is not installed; 128: `.git` is there but is no repository
-  // (a bare marker folder). Either way there are no git ignore rules.
-  if (!WIFEXITED(status) || WEXITSTATUS(status) == 127 || WEXITSTATUS(status) == 128) return {};
-  if (WEXITSTATUS(status) != 0)
-    throw UsageError(r + ": `git ls-files` failed (exit " + std::to_string(WEXITSTATUS(status)) +
-                     "), so .gitignore cannot be honoured");
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+}
+
+std::vector<std::string> split_nul(const std::string& text) {
   std::vector<std::string> out;
   std::size_t a = 0;
   while (a < text.size()) {
@@ -230,6 +227,37 @@ std::vector<std::string> git_ignored(const fs::path& root) {
     if (b == std::string::npos) b = text.size();
     if (b > a) out.push_back(text.substr(a, b - a));
     a = b + 1;
+  }
+  return out;
+}
+}  // namespace
+
+std::vector<std::string> git_ignored(const fs::path& root) {
+  std::error_code ec;
+  if (!fs::exists(root / ".git", ec)) return {};
+  std::string text;
+  const int st = git_output(root, {"ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory"}, text);
+  // 127: git is not installed; 128: `.git` is there but is no repository
+  // (a bare marker folder). Either way there are no git ignore rules.
+  if (st == 127 || st == 128) return {};
+  if (st != 0)
+    throw UsageError(root.string() + ": `git ls-files` failed (exit " + std::to_string(st) +
+                     "), so .gitignore cannot be honoured");
+  return split_nul(text);
+}
+
+std::vector<fs::path> git_deleted(const fs::path& root) {
+  std::error_code ec;
+  if (!fs::exists(root / ".git", ec)) return {};
+  std::string text;
+  // No history (a fresh repository, no HEAD) or no git: nothing was deleted.
+  if (git_output(root, {"log", "-z", "--format=", "--name-only", "--no-renames", "--diff-filter=D", "HEAD", "--"},
+                 text) != 0)
+    return {};
+  std::vector<fs::path> out;
+  for (auto& p : split_nul(text)) {
+    while (!p.empty() && p.front() == '\n') p.erase(0, 1);
+    if (!p.empty()) out.emplace_back(p);
   }
   return out;
 }
@@ -315,7 +343,13 @@ bool routing_or_link_rule(const std::string& id) {
 CheckResult run_check(const RuleSet& rules, const CheckOptions& opt) {
   std::error_code ec;
   if (!fs::is_directory(opt.repo_root, ec)) throw UsageError(opt.repo_root.string() + ": repository root is not a folder");
-  const Repo repo(opt.repo_root, rules);
+  // The folders a change deletes stay path roots: those the caller names
+  // (--referrers-of-removed, the hook's staged deletions) and those git's
+  // history deleted (CI's checkout), so `git rm -r src` cannot turn a
+  // document's `src/x.py` into "not a path".
+  std::vector<fs::path> removed_roots = opt.removed;
+  for (auto& p : git_deleted(opt.repo_root)) removed_roots.push_back(std::move(p));
+  const Repo repo(opt.repo_root, rules, removed_roots);
   std::vector<fs::path> paths = opt.paths;
   const bool tree_exists = fs::is_directory(repo.audit_root(), ec);
   if ((paths.empty() && opt.removed.empty() && !opt.with_tree) || (opt.with_tree && opt.require_tree)) {

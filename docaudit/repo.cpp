@@ -70,7 +70,7 @@ bool glob_match(const std::string& pattern, const std::string& path) {
   return match_segments(split(pattern), 0, split(path), 0);
 }
 
-Repo::Repo(const fs::path& root, const RuleSet& rules) : rules_(rules) {
+Repo::Repo(const fs::path& root, const RuleSet& rules, const std::vector<fs::path>& removed) : rules_(rules) {
   root_ = normal(root);
   std::error_code rec;
   real_root_ = fs::weakly_canonical(root_, rec);
@@ -97,7 +97,16 @@ Repo::Repo(const fs::path& root, const RuleSet& rules) : rules_(rules) {
     if (it->is_directory(e2)) top_dirs_.push_back(it->path().filename().string());
   }
   for (const auto& r : rules.path_roots) top_dirs_.push_back(r);
+  // A deleted folder is still a folder of the repository a document may name:
+  // a deletion must not turn the paths into it into "not a path".
+  for (const auto& r : removed) {
+    const std::string rel = display(normal(r.is_absolute() ? r : root_ / r).native());
+    const std::size_t slash = rel.find('/');
+    if (rel != "." && inside(normal(root_ / rel).native()) && slash != std::string::npos && slash > 0)
+      top_dirs_.push_back(rel.substr(0, slash));
+  }
   std::sort(top_dirs_.begin(), top_dirs_.end());
+  top_dirs_.erase(std::unique(top_dirs_.begin(), top_dirs_.end()), top_dirs_.end());
 }
 
 fs::path Repo::normal(const fs::path& p) {

@@ -27,7 +27,12 @@ class Repo {
   /// `root` must exist; it is made absolute and normalized. Throws
   /// ConfigError when `tree.audit_root` resolves outside the root (lexically
   /// or through a symlink).
-  Repo(const fs::path& root, const RuleSet& rules);
+  ///
+  /// `removed` (repository-relative or absolute) are paths the change being
+  /// checked deletes: the first folder of each stays a path root, so a code
+  /// span naming `src/x.py` is still a repository path, and reported broken,
+  /// after `git rm -r src` (issue #18 acceptance, 2026-12-02).
+  Repo(const fs::path& root, const RuleSet& rules, const std::vector<fs::path>& removed = {});
 
   const fs::path& root() const { return root_; }
   const fs::path& audit_root() const { return audit_root_; }
@@ -71,7 +76,8 @@ class Repo {
   /// any error counts as absent). Answers are cached for the run (documents
   /// cite the same targets many times); thread-safe.
   bool exists(std::string_view abs) const;
-  /// `name` is a top-level folder of the repository or a configured path root.
+  /// `name` is a top-level folder of the repository, the first folder of a
+  /// removed path, or a configured path root.
   bool is_path_root(const std::string& name) const;
 
  private:

@@ -86,5 +86,11 @@ git reset -q --hard
 printf 'More background.\n' >>docs/audit/REF.md
 git add docs/audit/REF.md
 commit ref_edit 0 "an edit that breaks nothing"
+# A root NOTES.md (outside the audit root) with a broken link: CI's tree run
+# (`fusecert docs`) does not decide it and passes (0), so the hook passes too.
+printf '# Notes\n\nSee [gone](gone.md).\n' >NOTES.md
+git add NOTES.md
+commit notes 0 "a root NOTES.md with a broken link"
+expect 0 notes_ci "$BIN" docs --repo-root .
 
 finish

@@ -16,6 +16,15 @@
 #   e. no Markdown staged, a path a document names becomes a dangling
 #      symlink: A has anchor.broken-path -> 1
 #   f. a tree already red, a commit staging only code -> 1
+#   g. a staged root NOTES.md (outside the audit root) with a broken link: CI's
+#      tree run does not decide it -> 0, and the hook decides what CI decides -> 0
+#   h. fusecert cannot run (FUSECERT=/nope): the hook exits 2 with
+#      hook.failed, never hook.rejected (the commit was not checked)
+#   i. more staged names than one xargs batch holds, on a red tree: each
+#      finding printed once, one summary line, one hook.rejected line
+#   j. `git rm -r src` (a whole top folder) while A names `src/x.py`: the
+#      path was an anchor and now names nothing: A has anchor.broken-path -> 1,
+#      in the hook and in CI's tree run once the deletion is committed
 # A change that breaks nothing commits (0), and in every case a tree run over
 # the same (fully staged) tree gives the hook's answer.
 # Usage: hook_tree_test.sh FUSECERT SRCDIR
@@ -110,6 +119,9 @@ printf 'docs:\n  tree:\n    audit_root: handbook\n' >.fusecert.yaml
 git add .fusecert.yaml
 commit config 1 "an audit root that does not exist"
 contains config.log "audit root"
+# A usage error (exit 2) did not check the commit: hook.failed, not rejected.
+contains config.log "hook.failed"
+grep -q "hook.rejected" "$W/config.log" && fail "config: a usage error was reported as hook.rejected"
 ci config 2
 git rm -q --cached .fusecert.yaml && rm .fusecert.yaml
 
@@ -135,5 +147,62 @@ git add src/x.py
 commit f 1 "edit code only on a red tree"
 contains f.log "docs/audit/B.md:.*routing.unrouted"
 ci f 1
+git reset -q --hard HEAD~1
+
+# g. A Markdown file outside the audit root with a broken link: CI's tree
+#    run checks the audit root alone, so it passes (0), and so must the hook.
+printf '# Notes\n\nSee [gone](gone.md).\n' >NOTES.md
+git add NOTES.md
+commit g 0 "a root NOTES.md with a broken link"
+ci g 0
+git reset -q --hard HEAD~1 2>/dev/null; git rm -q --cached NOTES.md 2>/dev/null; rm -f NOTES.md
+
+# h. fusecert cannot run: exit 2 and hook.failed, whatever is staged.
+printf 'More.\n' >>docs/audit/B.md
+git add docs/audit/B.md
+hook=$(git rev-parse --git-path hooks)/pre-commit
+FUSECERT=/nope expect 2 h sh "$hook"
+contains h.err "hook.failed"
+grep -q "hook.rejected" "$W/h.err" && fail "h: fusecert not running was reported as hook.rejected"
+FUSECERT=/nope commit h_commit 1 "fusecert missing"
+contains h_commit.log "hook.failed"
+git reset -q --hard
+
+# i. 700 staged files with long names (past one xargs batch, 128 KiB) on a
+#    red tree (B orphaned): B's finding once, one summary, one rejection.
+sed '/(B.md)/d' docs/audit/README.md >"$W/x" && cp "$W/x" docs/audit/README.md
+mkdir -p notes
+long=$(printf '%0200d' 0)
+n=0
+while [ $n -lt 700 ]; do printf 'x\n' >"notes/$long.$n.md"; n=$((n + 1)); done
+git add docs/audit/README.md notes
+commit i 1 "many staged files on a red tree"
+[ "$(grep -c 'docs/audit/B.md:.*routing.unrouted' "$W/i.log")" -eq 1 ] || fail "i: B's finding not printed exactly once: $(grep -c 'B.md' "$W/i.log")"
+[ "$(grep -c '\[summary\]' "$W/i.log")" -eq 1 ] || fail "i: not one summary line: $(grep -c summary "$W/i.log")"
+[ "$(grep -c 'hook.rejected' "$W/i.log")" -eq 1 ] || fail "i: not one hook.rejected line"
+git reset -q --hard
+
+# j. Deleting the whole top folder a document's path lives in does not make
+#    the path "not a path": the hook reports it broken, once.
+j_base=$(git rev-parse HEAD)
+git rm -r -q src
+commit j 1 "delete src"
+contains j.log "docs/audit/A.md:.*repository path .src/x.py. does not exist.*anchor.broken-path"
+[ "$(grep -c 'A.md:.*anchor.broken-path' "$W/j.log")" -eq 1 ] || fail "j: A's finding not printed once"
+printf 'src/x.py\n' >"$W/removed_src"
+expect 1 j_removed "$BIN" docs --repo-root . --whole-tree --referrers-of-removed "$W/removed_src"
+contains j_removed.out "docs/audit/A.md:.*anchor.broken-path"
+# CI after the deletion lands (--no-verify): the tree run reads git's
+# history, which deleted src/x.py, so src stays a path root -> 1.
+git commit -q --no-verify --allow-empty -m "delete src, unchecked" || exit 1
+ci j 1
+contains ci_j.out "docs/audit/A.md:.*anchor.broken-path"
+# The next commit, staging no deletion: the hook reads git's history as CI
+# does, so it fails as CI fails -> 1.
+printf 'More.\n' >>docs/audit/B.md
+git add docs/audit/B.md
+commit j_next 1 "an edit after src was deleted"
+contains j_next.log "docs/audit/A.md:.*anchor.broken-path"
+git reset -q --hard "$j_base"
 
 finish

@@ -1,7 +1,7 @@
 // `fusecert hook install [--repo DIR] [--force] [--fusecert PATH]`
 // `fusecert hook uninstall [--repo DIR]`
 // A git pre-commit hook for repositories that do not use the pre-commit
-// framework: it runs `fusecert docs` on the staged Markdown files and
+// framework: it runs `fusecert docs` on the audit tree of the index (as CI) and
 // `fusecert certify` on the staged .mlir files (added, copied, modified,
 // renamed or type-changed; any case of extension), as the index holds them,
 // and rejects the commit on any finding. A hook fusecert did not
@@ -98,13 +98,15 @@ std::string hook_text(const std::string& fusecert) {
   // resolve against the tree being committed) and runs there. File names are
   // passed after `--`, so a staged `-h.mlir` is a file, never an option;
   // extensions match in any case (`UPPER.MLIR`); type changes (T) are
-  // checked too. `fusecert docs` runs on the staged Markdown *and* the whole
-  // audit tree of the index (--whole-tree), as CI's tree run does: an edit or
-  // deletion that orphans an unstaged document, or renames a heading an
-  // unstaged document links, fails the commit as it would fail CI. A commit
-  // that stages no Markdown runs the tree alone: any staged change (a
-  // deletion, a symlink or type change of a path a document names, a change
-  // of .fusecert.yaml) can break a document, and a tree already red fails CI.
+  // checked too. `fusecert docs` runs the audit tree of the index
+  // (--whole-tree, no file arguments), which is CI's tree run on the tree
+  // being committed: the hook decides the same set of files CI decides (a
+  // staged Markdown file outside the audit root is checked by neither), and
+  // an edit or deletion that orphans or breaks an unstaged document fails the
+  // commit as it fails CI. Each tool runs once (no xargs batches: each batch
+  // re-ran the tree and printed its findings again, and xargs turned a usage
+  // error, exit 2, into 123); exit 1 is findings (hook.rejected), any other
+  // failure is hook.failed, exit 2.
   return std::string("#!/bin/sh\n") + kMarker +
          " — written by `fusecert hook install`; `fusecert hook uninstall` removes it\n"
          "# (and restores the hook that was here before, if any). Checks the staged\n"
@@ -118,20 +120,39 @@ std::string hook_text(const std::string& fusecert) {
          "trap 'rm -rf \"$t\"' EXIT\n"
          "trap 'exit 2' INT TERM HUP\n"
          "names() { git diff --cached --name-only --no-renames -z \"$@\"; }\n"
-         "names --diff-filter=ACMT -- ':(icase)*.md' >\"$t/md\" &&\n"
-         "  names >\"$t/staged\" &&\n"
+         "names >\"$t/staged\" &&\n"
+         "  names --diff-filter=D >\"$t/deleted\" &&\n"
+         "  { git log -z --format= --name-only --no-renames --diff-filter=D HEAD -- 2>/dev/null || :; } >>\"$t/deleted\" &&\n"
          "  names --diff-filter=ACMT -- ':(icase)*.mlir' >\"$t/mlir\" || failed 'git diff --cached failed'\n"
          "[ -s \"$t/staged\" ] || exit 0\n"
          "mkdir \"$t/index\" && git checkout-index -a -f --prefix=\"$t/index/\" || failed 'git checkout-index failed'\n"
          "cd \"$t/index\" || failed 'cannot enter the checked-out index'\n"
          "status=0\n"
-         "if [ -s \"$t/md\" ]; then\n"
-         "  xargs -0 \"$FUSECERT\" docs --repo-root . --whole-tree -- <\"$t/md\" || status=1\n"
+         "# One run each, never split by xargs (which ran the tree once per batch and\n"
+         "# printed every finding twice, and turned exit 2 into 123): 1 is findings,\n"
+         "# anything else means fusecert could not check the commit.\n"
+         "run() {\n"
+         "  \"$FUSECERT\" \"$@\"\n"
+         "  rc=$?\n"
+         "  [ \"$rc\" -eq 0 ] && return 0\n"
+         "  [ \"$rc\" -eq 1 ] && { status=1; return 0; }\n"
+         "  failed \"\\`fusecert $1\\` exited $rc (usage error, or it could not run)\"\n"
+         "}\n"
+         "# The deleted paths (staged, and git's history, as CI's tree run reads it):\n"
+         "# a removed folder stays a path root, so a document's `src/x.py` is\n"
+         "# reported broken after `git rm -r src`.\n"
+         "if [ -s \"$t/deleted\" ]; then\n"
+         "  run docs --repo-root . --whole-tree --referrers-of-removed \"$t/deleted\"\n"
          "else\n"
-         "  \"$FUSECERT\" docs --repo-root . --whole-tree || status=1\n"
+         "  run docs --repo-root . --whole-tree\n"
          "fi\n"
          "if [ -s \"$t/mlir\" ]; then\n"
-         "  xargs -0 \"$FUSECERT\" certify -- <\"$t/mlir\" || status=1\n"
+         "  tr '\\000' '\\n' <\"$t/mlir\" >\"$t/mlir.nl\" || failed 'cannot read the staged .mlir names'\n"
+         "  [ \"$(tr -cd '\\000' <\"$t/mlir\" | wc -c)\" -eq \"$(wc -l <\"$t/mlir.nl\")\" ] ||\n"
+         "    failed 'a staged .mlir file name holds a newline'\n"
+         "  set --\n"
+         "  while IFS= read -r f; do set -- \"$@\" \"$f\"; done <\"$t/mlir.nl\"\n"
+         "  run certify -- \"$@\"\n"
          "fi\n"
          "if [ \"$status\" -ne 0 ]; then\n"
          "  echo \"fusecert hook: error: commit rejected: fix the findings above, or commit with --no-verify [" + kRejectedRule + "]\" >&2\n"
