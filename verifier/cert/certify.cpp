@@ -105,14 +105,9 @@ InputReport certify_module(const std::string& text, const std::string& file, uns
   // neither feeds nor reads a candidate cannot change its legality (another
   // layer's optimizer in the same step says nothing about this one's).
   std::vector<std::pair<size_t, int>> unknown_errors;  // (index in r.diags, op id)
-  {
-    const std::vector<int> unknown = ir::unknown_op_ids(m);  // found[i] is about unknown[i]
-    std::vector<diag::Diagnostic> found = ir::unknown_op_diags(m, cands, no_optimizer);
-    for (size_t i = 0; i < found.size(); ++i) {
-      if (!cands.empty() && i < unknown.size() && found[i].is_error() && found.size() == unknown.size())
-        unknown_errors.emplace_back(r.diags.size(), unknown[i]);
-      r.diags.push_back(found[i]);
-    }
+  for (auto& [op_id, d] : ir::unknown_op_diags(m, cands, no_optimizer)) {
+    if (!cands.empty() && d.is_error()) unknown_errors.emplace_back(r.diags.size(), op_id);
+    r.diags.push_back(std::move(d));
   }
   for (auto& c : no_optimizer)
     r.diags.push_back(diag::remark(m.ops[c.producer].loc, "input.no_candidate",

@@ -57,15 +57,24 @@ static void single_producer(GuardContext& g, const std::string& gname) {
   if (dag.tied_at >= 0) {
     const ir::Op& at = m.ops[dag.tied_at];
     const ir::Op& other = m.ops[dag.tied_with];
+    // The second contraction reads either other operands (a tied weight)
+    // or the producer's own (the same values, or the same token window of
+    // the same X and dY): then it is the same product summed twice.
+    const std::string what = dag.tied_same ? "over the same operands as the producer (the same token window of the "
+                                             "same X and dY: the same product summed twice)"
+                                           : "over different operands";
     g.structural(id, claim, "violated",
                  at.name + " at " + at.loc.str() + " sums " + other.name + " at " + other.loc.str() +
-                     " into the gradient: two contractions over different operands produce W's gradient");
+                     " into the gradient: two contractions " + what + " produce W's gradient");
     auto& d = g.error("P1", id, at.loc,
                       "cannot fuse the update into the weight-gradient epilogue: " + at.name + " sums a second "
-                      "contraction (" + other.name + " at " + other.loc.str() + ") over different operands into " +
-                      gname + " (a tied weight), so no single producer's tile holds the finished gradient");
-    d.notes.push_back(g.producer_note("weight-gradient producer here; legal when one contraction (over the "
-                                      "concatenated K) produces the gradient"));
+                      "contraction (" + other.name + " at " + other.loc.str() + ") " + what + " into " + gname +
+                          (dag.tied_same ? "" : " (a tied weight)") +
+                          ", so no single producer's tile holds the finished gradient");
+    d.notes.push_back(g.producer_note(dag.tied_same ? "weight-gradient producer here; legal when this one contraction "
+                                                      "alone produces the gradient"
+                                                    : "weight-gradient producer here; legal when one contraction (over "
+                                                      "the concatenated K) produces the gradient"));
     return;
   }
   if (dag.other_contraction >= 0) {

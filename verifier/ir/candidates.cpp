@@ -463,40 +463,61 @@ std::vector<int> unknown_op_ids(const Module& m) {
   return out;
 }
 
+static diag::Diagnostic unknown_op_error(const Op& op) {
+  return diag::error(op.loc, "input.unknown_op",
+                     "unknown op '" + op.name + "': fusecert has no semantics for it (it may read or write any "
+                     "buffer), so no candidate whose slice holds it can be certified");
+}
+
 std::vector<diag::Diagnostic> unknown_ops(const Module& m) {
   std::vector<diag::Diagnostic> out;
-  for (int id : unknown_op_ids(m)) {
-    const Op& op = m.ops[id];
-    out.push_back(diag::error(op.loc, "input.unknown_op",
-                              "unknown op '" + op.name + "': fusecert has no semantics for it (it may read or write "
-                              "any buffer), so no candidate whose slice holds it can be certified"));
-  }
+  for (int id : unknown_op_ids(m)) out.push_back(unknown_op_error(m.ops[id]));
   return out;
 }
+
+/// Calls and returns by function, built once per walk (linear in the
+/// module) so that a backward walk across calls does not rescan every
+/// function's arguments and every op for each value it visits.
+struct CallIndex {
+  std::vector<std::vector<int>> funcs_of_arg;  ///< by value id: the functions taking it as an argument
+  std::vector<std::vector<int>> calls;         ///< by function: the ops calling it, in program order
+  std::vector<std::vector<int>> returns;       ///< by function: its return ops, in its op order
+  explicit CallIndex(const Module& m)
+      : funcs_of_arg(m.values.size()), calls(m.funcs.size()), returns(m.funcs.size()) {
+    for (size_t f = 0; f < m.funcs.size(); ++f) {
+      for (int a : m.funcs[f].args)
+        if (a >= 0 && static_cast<size_t>(a) < m.values.size() &&
+            (funcs_of_arg[a].empty() || funcs_of_arg[a].back() != static_cast<int>(f)))
+          funcs_of_arg[a].push_back(static_cast<int>(f));
+      for (int id : m.funcs[f].ops)
+        if (m.ops[id].is_return && m.ops[id].func == static_cast<int>(f)) returns[f].push_back(id);
+    }
+    for (const Op& op : m.ops)
+      if (op.callee >= 0 && static_cast<size_t>(op.callee) < m.funcs.size()) calls[op.callee].push_back(op.id);
+  }
+};
 
 /// The values one step above `v` in a backward walk that crosses calls: a
 /// call's result is its callee's returned value (the callee's body computes
 /// it), and a function argument is each call site's operand. Without this a
 /// walk stops at a call (an op computing an operand inside a helper, as
 /// optax's `@_where`, is missed) or at a helper's argument.
-static std::vector<int> defs_through_calls(const Module& m, int v) {
+static std::vector<int> defs_through_calls(const Module& m, const CallIndex& ix, int v) {
   std::vector<int> out;
   const Value& val = m.values[v];
   if (val.def_op >= 0) {
     const Op& d = m.ops[val.def_op];
     if (d.callee >= 0 && val.result_no >= 0)
-      for (int id : m.funcs[d.callee].ops)
-        if (m.ops[id].is_return && m.ops[id].func == d.callee &&
-            static_cast<size_t>(val.result_no) < m.ops[id].operands.size())
+      for (int id : ix.returns[d.callee])
+        if (static_cast<size_t>(val.result_no) < m.ops[id].operands.size())
           out.push_back(m.ops[id].operands[val.result_no]);
     return out;
   }
   if (val.arg_no < 0) return out;
-  for (size_t f = 0; f < m.funcs.size(); ++f)
-    if (std::find(m.funcs[f].args.begin(), m.funcs[f].args.end(), v) != m.funcs[f].args.end())
-      for (const Op& call : m.ops)
-        if (call.callee == static_cast<int>(f) && static_cast<size_t>(val.arg_no) < call.operands.size())
-          out.push_back(call.operands[val.arg_no]);
+  for (int f : ix.funcs_of_arg[v])
+    for (int call : ix.calls[f])
+      if (static_cast<size_t>(val.arg_no) < m.ops[call].operands.size())
+        out.push_back(m.ops[call].operands[val.arg_no]);
   return out;
 }
 
@@ -518,6 +539,7 @@ std::vector<bool> candidate_slice(const Module& m, const std::vector<Candidate>&
       for (int r : m.ops[u.first].results) work.push_back(r);
     }
   }
+  const CallIndex calls(m);
   // Backward from the operands of the producer and of the consumer (X, dY,
   // W, the state): whatever computes them. Their direct readers are on the
   // slice too (an op that reads or writes W or its state beside the update).
@@ -537,7 +559,7 @@ std::vector<bool> candidate_slice(const Module& m, const std::vector<Candidate>&
     work.pop_back();
     if (v < 0 || seen[v]) continue;
     seen[v] = true;
-    for (int u : defs_through_calls(m, v)) work.push_back(u);
+    for (int u : defs_through_calls(m, calls, v)) work.push_back(u);
     int d = m.values[v].def_op;
     if (d < 0) continue;
     on[d] = true;
@@ -554,19 +576,19 @@ std::vector<bool> candidate_slice(const Module& m, const std::vector<Candidate>&
   return on;
 }
 
-std::vector<diag::Diagnostic> unknown_op_diags(const Module& m, const std::vector<Candidate>& cands,
-                                               const std::vector<Candidate>& no_optimizer) {
-  std::vector<diag::Diagnostic> out = unknown_ops(m);
+std::vector<UnknownOpDiag> unknown_op_diags(const Module& m, const std::vector<Candidate>& cands,
+                                            const std::vector<Candidate>& no_optimizer) {
+  std::vector<UnknownOpDiag> out;
+  for (int id : unknown_op_ids(m)) out.push_back({id, unknown_op_error(m.ops[id])});
   if (out.empty()) return out;
-  const std::vector<int> unknown = unknown_op_ids(m);
   if (!cands.empty()) {
     // With candidates: an unknown op is an error on a candidate's slice
     // (candidate_slice) and a note off it.
     const std::vector<bool> on = candidate_slice(m, cands);
-    for (size_t i = 0; i < out.size() && i < unknown.size(); ++i) {
-      if (on[unknown[i]]) continue;
-      out[i].severity = diag::Severity::Remark;
-      out[i].message = "unknown op '" + m.ops[unknown[i]].name +
+    for (auto& [id, d] : out) {
+      if (on[id]) continue;
+      d.severity = diag::Severity::Remark;
+      d.message = "unknown op '" + m.ops[id].name +
                        "': fusecert has no semantics for it; it neither reads nor computes any candidate's gradient, "
                        "weight or state, so it is off every candidate's slice";
     }
@@ -590,6 +612,7 @@ std::vector<diag::Diagnostic> unknown_op_diags(const Module& m, const std::vecto
       for (int r : m.ops[u.first].results) work.push_back(r);
     }
   }
+  const CallIndex calls(m);
   // Backward from the gradient operand of every optimizer a table knows: an
   // unknown op that computes it may be a weight-gradient producer.
   std::fill(seen.begin(), seen.end(), false);
@@ -608,16 +631,16 @@ std::vector<diag::Diagnostic> unknown_op_diags(const Module& m, const std::vecto
     work.pop_back();
     if (v < 0 || seen[v]) continue;
     seen[v] = true;
-    for (int u : defs_through_calls(m, v)) work.push_back(u);
+    for (int u : defs_through_calls(m, calls, v)) work.push_back(u);
     int d = m.values[v].def_op;
     if (d < 0) continue;
     near[d] = true;
     for (int o : m.ops[d].operands) work.push_back(o);
   }
-  for (size_t i = 0; i < out.size() && i < unknown.size(); ++i) {
-    if (near[unknown[i]]) continue;
-    out[i].severity = diag::Severity::Remark;
-    out[i].message = "unknown op '" + m.ops[unknown[i]].name +
+  for (auto& [id, d] : out) {
+    if (near[id]) continue;
+    d.severity = diag::Severity::Remark;
+    d.message = "unknown op '" + m.ops[id].name +
                      "': fusecert has no semantics for it; no weight gradient reaches it and it feeds no optimizer's "
                      "gradient, so it is off every candidate's slice (the module has no candidate)";
   }

@@ -109,8 +109,13 @@ std::vector<bool> candidate_slice(const Module& m, const std::vector<Candidate>&
 /// computes, directly or not, the gradient operand of an optimizer a table
 /// knows (it may be a weight-gradient producer fusecert cannot see); any
 /// other unknown op is a remark.
-std::vector<diag::Diagnostic> unknown_op_diags(const Module& m, const std::vector<Candidate>& cands,
-                                        const std::vector<Candidate>& no_optimizer);
+/// Each diagnostic carries the id of the op it is about.
+struct UnknownOpDiag {
+  int op = -1;
+  diag::Diagnostic diag;
+};
+std::vector<UnknownOpDiag> unknown_op_diags(const Module& m, const std::vector<Candidate>& cands,
+                                            const std::vector<Candidate>& no_optimizer);
 
 /// Collectives whose keys fusecert cannot model, as error diagnostics (fail
 /// closed, like an unknown op), skipping the op ids in `reported` (the

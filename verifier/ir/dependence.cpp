@@ -557,6 +557,7 @@ class Analyzer {
         } else if (d_.tied_at < 0) {
           d_.tied_at = op.id;
           d_.tied_with = c;
+          d_.tied_same = d_.producer >= 0 && same_operands(m_, d_.producer, c);
         }
       }
     }
@@ -768,6 +769,24 @@ bool split_partner(const Module& m, int producer, int other) {
   if (!p || !o) return false;
   return p->lhs.base == o->lhs.base && p->rhs.base == o->rhs.base && p->lhs.axis == o->lhs.axis &&
          p->rhs.axis == o->rhs.axis && !(p->lhs == o->lhs);
+}
+
+bool same_operands(const Module& m, int producer, int other) {
+  if (producer == other) return false;
+  const Op &p = m.ops[producer], &o = m.ops[other];
+  auto inputs = [](const Op& op) {
+    return op.num_inputs >= 0 && static_cast<size_t>(op.num_inputs) <= op.operands.size()
+               ? static_cast<size_t>(op.num_inputs)
+               : op.operands.size();
+  };
+  const size_t n = inputs(p);
+  if (n == 0 || n != inputs(o)) return false;
+  for (size_t k = 0; k < n; ++k) {
+    if (p.operands[k] == o.operands[k]) continue;
+    const std::optional<AxisWindow> a = axis_window(m, p.operands[k]), b = axis_window(m, o.operands[k]);
+    if (!a || !b || !(*a == *b)) return false;
+  }
+  return true;
 }
 
 std::string to_text(const AffineMap& m) {

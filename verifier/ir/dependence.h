@@ -85,7 +85,11 @@ struct Dag {
   std::vector<Reduction> reductions;
   int producer = -1;           ///< the contraction whose result `grad` is (directly or transposed)
   int tied_at = -1;            ///< an op summing a second contraction into the gradient (element-wise)
-  int tied_with = -1;          ///< ... that contraction (op id), over operands other than the producer's
+  int tied_with = -1;          ///< ... that contraction (op id), not a token-slice split of the producer
+  /// ... and it contracts the producer's own operands (the same values, or
+  /// the same token windows of the same X and dY: same_operands), so the
+  /// same product is summed twice; otherwise it reads other operands.
+  bool tied_same = false;
   /// Split-K written out: the contractions (op ids) summed element-wise into
   /// the gradient that contract token-axis slices of the same X and dY as
   /// the producer (split_partner), and the first op summing one in. They
@@ -140,6 +144,11 @@ std::optional<AxisWindow> axis_window(const Module& m, int v);
 /// tokens of X and dY), and the two windows differ (stablehlo.slice /
 /// dynamic_slice semantics). Two contractions over other operands are not.
 bool split_partner(const Module& m, int producer, int other);
+
+/// Whether contraction `other` reads the same inputs as `producer`: the
+/// same values in order, or, operand by operand, the same window
+/// (axis_window: base, axis, start, limit, stride) of the same value.
+bool same_operands(const Module& m, int producer, int other);
 
 /// Analyses the step function holding `grad` (a value of function `func`).
 /// Never throws on hostile input: what it cannot follow is `problem`.

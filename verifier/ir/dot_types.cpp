@@ -13,6 +13,20 @@ std::vector<diag::Diagnostic> dot_type_diags(const Module& m) {
     const OpSpec* spec = dialects().find(op.name);
     if (!spec || spec->role != OpRole::Contraction) continue;
     for (const auto& [key, ks] : spec->attrs) {
+      // precision_config: one precision per operand (lhs, rhs) or none
+      // (StableHLO spec, dot_general C11 `size(precision_config) = 2`; the
+      // reference verifier also takes an empty or absent one, and accepts a
+      // single entry, which the spec does not: fail closed on it).
+      if (std::find(ks.kinds.begin(), ks.kinds.end(), AttrKind::Precisions) != ks.kinds.end()) {
+        const Attr* p = op.attr(key);
+        if (p && p->kind == Attr::Kind::Array && p->items.size() != 0 && p->items.size() != 2)
+          out.push_back(diag::error(
+              op.loc, "input.dot_dims",
+              op.name + ": its " + key + " has " + std::to_string(p->items.size()) +
+                  (p->items.size() == 1 ? " entry" : " entries") + "; StableHLO gives one precision per operand (lhs, rhs), so 2, or none; fusecert cannot "
+                  "tell which operand each entry is for, so no candidate in this module can be certified"));
+        continue;
+      }
       if (std::find(ks.kinds.begin(), ks.kinds.end(), AttrKind::DotDims) == ks.kinds.end()) continue;
       const Attr* a = op.attr(key);
       std::string why;
