@@ -13,8 +13,12 @@ mkdir -p "$dest"
 ( cd "$dest" &&
   grep -v '^$' "$corpus/PATHS.txt" | grep '/' | sed 's|/[^/]*$||' | sort -u | tr '\n' '\0' | xargs -0 mkdir -p &&
   grep -v '^$' "$corpus/PATHS.txt" | tr '\n' '\0' | xargs -0 touch )
-( cd "$corpus" && find . -type f ! -name PATHS.txt -print0 | while IFS= read -r -d '' f; do
-    install -D -m 644 "$f" "$dest/$f"
+# Only files of that commit: a real file whose path PATHS.txt lists. Anything
+# else under the corpus folder (a stray copy such as base/) is not part of the
+# repository, and laying it would invent top-level folders the documents'
+# paths would then resolve against.
+( cd "$corpus" && grep -v '^$' PATHS.txt | while IFS= read -r f; do
+    if [ -f "$f" ]; then install -D -m 644 "$f" "$dest/$f"; fi
   done )
 if [ "${3:-}" != "--no-config" ]; then
   install -m 644 "$(dirname "$0")/tessera.fusecert.yaml" "$dest/.fusecert.yaml"
