@@ -25,6 +25,13 @@
 #   j. `git rm -r src` (a whole top folder) while A names `src/x.py`: the
 #      path was an anchor and now names nothing: A has anchor.broken-path -> 1,
 #      in the hook and in CI's tree run once the deletion is committed
+#   k. an empty commit (--allow-empty) on a tree already red: CI fails that
+#      commit, so the hook does -> 1
+#   l. a sparse checkout whose cone leaves out src/: src/x.py is in the
+#      commit, so A's `src/x.py` resolves -> 0; a new `src/y.py` in B names
+#      nothing in the commit -> 1 (anchor.broken-path), as CI says
+#   m. a staged .mlir that does not parse: a finding about the commit
+#      (certify exit 2), so hook.rejected -> 1, never hook.failed
 # A change that breaks nothing commits (0), and in every case a tree run over
 # the same (fully staged) tree gives the hook's answer.
 # Usage: hook_tree_test.sh FUSECERT SRCDIR
@@ -204,5 +211,39 @@ git add docs/audit/B.md
 commit j_next 1 "an edit after src was deleted"
 contains j_next.log "docs/audit/A.md:.*anchor.broken-path"
 git reset -q --hard "$j_base"
+
+# k. An empty commit on a red tree (B orphaned, committed unchecked).
+sed '/(B.md)/d' docs/audit/README.md >"$W/x" && cp "$W/x" docs/audit/README.md
+git add docs/audit/README.md && git commit -q --no-verify -m "orphan B, unchecked" || exit 1
+git commit -q --allow-empty -m "empty" >"$W/k.log" 2>&1
+[ $? -eq 1 ] || fail "k: an empty commit on a red tree passed the hook: $(cat "$W/k.log")"
+contains k.log "docs/audit/B.md:.*routing.unrouted"
+ci k 1
+git reset -q --hard "$j_base"
+
+# l. Sparse checkout: src/ is outside the cone, but in the commit.
+[ -f src/x.py ] || fail "l: the base tree must hold src/x.py"
+git sparse-checkout set docs >/dev/null 2>&1 || fail "l: git sparse-checkout set failed"
+[ ! -e src/x.py ] || fail "l: src/x.py is still in the work tree"
+printf 'More.\n' >>docs/audit/B.md
+git add docs/audit/B.md
+commit l 0 "an edit in a sparse checkout"
+printf 'See `src/y.py`.\n' >>docs/audit/B.md
+git add docs/audit/B.md
+commit l_broken 1 "a broken path in a sparse checkout"
+contains l_broken.log "docs/audit/B.md:.*src/y.py.*anchor.broken-path"
+git reset -q --hard
+git sparse-checkout disable >/dev/null 2>&1 || fail "l: git sparse-checkout disable failed"
+ci l 0
+git reset -q --hard "$j_base"
+
+# m. A staged .mlir that does not parse rejects the commit.
+printf 'x\n' >bad.mlir
+git add bad.mlir
+expect 1 m sh "$hook"
+contains m.err "hook.rejected"
+grep -q "hook.failed" "$W/m.err" && fail "m: a file that does not parse was reported as hook.failed"
+git reset -q --hard
+rm -f bad.mlir
 
 finish
