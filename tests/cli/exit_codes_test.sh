@@ -158,4 +158,12 @@ for sub in prove docs certify check-cert validate shell query hook kernels; do
   grep -q "^fusecert $sub: error: .* \[usage\]$" "$W/usage_$sub.err" || fail "$sub: a bad option not in the one form: $(cat "$W/usage_$sub.err")"
 done
 
+# An unknown subcommand is named, with a note listing the subcommands (issue
+# #13 acceptance: CLI11 said only "A subcommand is required").
+expect 2 unknown_subcommand "$BIN" frob
+grep -qxF "fusecert: error: unknown subcommand 'frob' [usage]" "$W/unknown_subcommand.err" ||
+  fail "an unknown subcommand not named: $(cat "$W/unknown_subcommand.err")"
+grep -q "^fusecert: note: .*certify.*; run 'fusecert --help'" "$W/unknown_subcommand.err" ||
+  fail "an unknown subcommand: no note listing the subcommands: $(cat "$W/unknown_subcommand.err")"
+
 finish
