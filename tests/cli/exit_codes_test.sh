@@ -151,6 +151,19 @@ expect 2 kernels_no_runner env FUSECERT_KERNELS_RUNNER="$W/absent" "$BIN" kernel
 grep -q '^fusecert kernels evidence: error: .* \[kernels.runner\]$' "$W/kernels_no_runner.err" ||
   fail "kernels: no runner not in the one form: $(cat "$W/kernels_no_runner.err")"
 expect 2 kernels_usage "$BIN" kernels bench --reps 0
+# The built runner on a machine with no usable CUDA device (skipped where one
+# is): a setup failure, exit 2, said in the one form (issue #13 acceptance).
+if [ -x "$(dirname "$BIN")/fusecert-kernels" ]; then
+  "$BIN" kernels evidence >"$W/kernels_nodev.out" 2>"$W/kernels_nodev.err"
+  got=$?
+  if grep -q 'no usable CUDA device' "$W/kernels_nodev.err"; then
+    [ "$got" -eq 2 ] || fail "kernels evidence, no CUDA device: exit $got, expected 2"
+    grep -q '^fusecert kernels evidence: error: no usable CUDA device .* \[kernels.no_device\]$' "$W/kernels_nodev.err" ||
+      fail "kernels: no CUDA device not in the one form: $(cat "$W/kernels_nodev.err")"
+    grep -v '^fusecert kernels evidence: \(error\|note\): ' "$W/kernels_nodev.err" | grep -q . &&
+      fail "kernels: a line not in the one form: $(cat "$W/kernels_nodev.err")"
+  fi
+fi
 
 # Every subcommand's bad option: a usage error, 2 (never CLI11's own 105 or 106).
 for sub in prove docs certify check-cert validate shell query hook kernels; do
