@@ -158,11 +158,14 @@ int main(int argc, char** argv) {
   }
   std::string why;
   if (!fk::cuda_device_available(&why)) {
-    std::cerr << "fusecert kernels " << cmd << ": " << why
-              << "\nThe evidence and the benchmark run only on a machine with an NVIDIA GPU "
+    // In the one form (docs/diagnostics.md): an error about no file, named
+    // for the subcommand, with its rule id, then a note.
+    const char* const rule = "kernels.no_device";  // rules/catalog.yaml
+    std::cerr << "fusecert kernels " << cmd << ": error: " << why << "; nothing was run [" << rule << "]\n"
+              << "fusecert kernels " << cmd
+              << ": note: the evidence and the benchmark run only on a machine with an NVIDIA GPU "
                  "(built for sm_90a, H100/H200; PTX for sm_80+) and an NVIDIA driver new enough "
-                 "for the CUDA runtime it was built with; `nvidia-smi` shows both. "
-                 "Nothing was run.\n";
+                 "for the CUDA runtime it was built with; `nvidia-smi` shows both\n";
     return 2;
   }
   try {

@@ -1,5 +1,10 @@
 #include "support/diag/file_diagnostics.h"
 
+#include <strings.h>
+
+#include <cerrno>
+#include <cstring>
+
 namespace fusecert::diag {
 
 namespace {
@@ -13,8 +18,20 @@ std::string bare_cause(const std::string& file, std::string cause) {
 }
 }  // namespace
 
+namespace {
+/// One wording for a missing file, whoever met it: the system's
+/// (strerror(ENOENT)), not "no such file" here and "no such file or folder"
+/// there (docs/diagnostics.md, issue #13).
+std::string one_wording(std::string cause) {
+  for (const char* said : {"no such file", "no such file or folder", "no such file or directory"})
+    if (strcasecmp(cause.c_str(), said) == 0) return std::strerror(ENOENT);
+  return cause;
+}
+}  // namespace
+
 Diagnostic unreadable(const std::string& file, std::string cause) {
-  return make(Severity::Error, {file}, "input.unreadable", "cannot read: " + bare_cause(file, std::move(cause)));
+  return make(Severity::Error, {file}, "input.unreadable",
+              "cannot read: " + one_wording(bare_cause(file, std::move(cause))));
 }
 
 Diagnostic unwritable(const std::string& file, std::string cause) {

@@ -1,5 +1,7 @@
 #include "support/diag/render.h"
 
+#include <algorithm>
+#include <cctype>
 #include <system_error>
 
 namespace fusecert::diag {
@@ -55,19 +57,56 @@ std::vector<std::string> lines_of(const std::string& text) {
 }
 }  // namespace
 
+std::string TextRenderer::paths_in(const std::string& text) const {
+  // Word by word: a word that names a path (it holds a '/', no "://") as
+  // absolute or not lexically normal (`./in/../in/a.mlir:37:11`, `$PWD/x`)
+  // prints as path() prints a location's file; its `:LINE[:COL]` and the
+  // punctuation around it stay. Other words (and a normal relative path,
+  // which path() leaves as it is) are untouched.
+  std::string out;
+  size_t i = 0;
+  while (i < text.size()) {
+    const size_t end = std::min(text.find(' ', i), text.size());
+    std::string word = text.substr(i, end - i);
+    size_t a = 0, b = word.size();
+    while (a < b && std::string("([{'\"`<").find(word[a]) != std::string::npos) ++a;
+    while (b > a && std::string(")]}'\"`>,;.").find(word[b - 1]) != std::string::npos) --b;
+    // a trailing `:LINE` or `:LINE:COL`
+    size_t p = b;
+    for (int k = 0; k < 2; ++k) {
+      size_t q = p;
+      while (q > a && std::isdigit(static_cast<unsigned char>(word[q - 1]))) --q;
+      if (q < p && q > a && word[q - 1] == ':') p = q - 1;
+      else break;
+    }
+    const std::string file = word.substr(a, p - a);
+    if (file.find('/') != std::string::npos && file.find("://") == std::string::npos) {
+      const fs::path fp(file);
+      // Relative ones only without a base folder: docs' messages name files
+      // relative to the repository root, which path() would resolve first.
+      if (fp.is_absolute() || (base_.empty() && fp.lexically_normal().string() != file))
+        word = word.substr(0, a) + path(file) + word.substr(p);
+    }
+    out += word;
+    if (end < text.size()) out += ' ';
+    i = end + 1;
+  }
+  return out;
+}
+
 std::string TextRenderer::render(const Diagnostic& d) const {
   // Every line is one diagnostic line (docs/diagnostics.md): a message's
   // further lines become notes at its location, a note's further lines
   // further notes at the note's, so no line of output lacks `PATH: SEVERITY:`.
   const std::string where = location(d.loc), lead = where.empty() ? "" : where + ": ";
-  const std::vector<std::string> msg = lines_of(d.message);
+  const std::vector<std::string> msg = lines_of(paths_in(d.message));
   std::string s = lead + to_string(d.severity) + ": " + msg.front();
   if (!d.rule.empty()) s += " [" + d.rule + "]";
   s += "\n";
   for (size_t i = 1; i < msg.size(); ++i) s += lead + "note: " + msg[i] + "\n";
   for (const auto& n : d.notes) {
     const std::string at = location(n.loc);
-    for (const auto& line : lines_of(n.message)) s += (at.empty() ? "" : at + ": ") + "note: " + line + "\n";
+    for (const auto& line : lines_of(paths_in(n.message))) s += (at.empty() ? "" : at + ": ") + "note: " + line + "\n";
   }
   return s;
 }

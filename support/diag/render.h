@@ -37,6 +37,9 @@ class TextRenderer {
   /// The diagnostic line and one line per note, each ending in '\n'.
   std::string render(const Diagnostic& d) const;
   std::string render(const std::vector<Diagnostic>& ds) const;
+  /// `text` with each path in it that is absolute or not lexically normal
+  /// printed as path() prints it (a message's words, `:LINE:COL` kept).
+  std::string paths_in(const std::string& text) const;
 
  private:
   std::filesystem::path base_, cwd_;

@@ -69,7 +69,7 @@ family = re.compile(r'"((?:input|output|cert|solver|hook|shell|kernels|verify|TV
 # (the rule is the argument before the message: a literal followed by a comma)
 call = re.compile(r'diag::(?:error|warning|remark)\([^;"]*?,\s*"([^"]*)"\s*,|diag::make\([^;"]*?,[^;"]*?,\s*"([^"]*)"\s*,|fail_with\((?:"[^"]*"|[^;"])*?,\s*"([^"]*)"\s*,', re.S)
 tool_emitted = set()  # ids emitted outside docaudit/ (fusecert's own diagnostics)
-for top in ("verifier", "tools", "shell", "support", "docaudit"):
+for top in ("verifier", "tools", "shell", "support", "docaudit", "kernels"):  # kernels: the runner's own
     for root, _, files in os.walk(os.path.join(SRC, top)):
         for fn in files:
             if not fn.endswith((".cpp", ".h")):

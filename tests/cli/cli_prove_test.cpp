@@ -163,3 +163,23 @@ TEST(CliProve, ScopeShowsWhatEachAnswerAssumes) {
   EXPECT_TRUE(assumed.at("P5.unrouted.reals").empty());
   EXPECT_TRUE(assumed.at("P9.row_panels").empty());
 }
+
+// Text mode says why it exits 1 (issue #13 acceptance): one error line per
+// proposition whose result differs from the expected one, in the one form
+// `fusecert prove: error: ID: … [prove.differs]`, on stderr.
+TEST(CliProve, DifferingVerdictPrintsOneErrorPerProposition) {
+  std::string cmd = std::string(FUSECERT_BIN) + " prove P2 P4 --param beta1=0 --no-witness 2>&1 >/dev/null";
+  FILE* p = popen(cmd.c_str(), "r");
+  std::string err;
+  std::array<char, 4096> buf;
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) err.append(buf.data(), n);
+  int st = pclose(p);
+  EXPECT_EQ(WIFEXITED(st) ? WEXITSTATUS(st) : -1, 1) << err;
+  int differs = 0;
+  size_t at = 0;
+  while ((at = err.find("[prove.differs]\n", at)) != std::string::npos) ++differs, ++at;
+  EXPECT_EQ(differs, 1) << err;  // P2 differs; P4, as expected, gets no line
+  EXPECT_EQ(err.rfind("fusecert prove: error: P2: ", 0), 0u) << err;
+  EXPECT_EQ(err.find("P4"), std::string::npos) << err;
+}

@@ -144,15 +144,24 @@ for f in missing folder fifo; do
 done
 has cc_folder "^folder.cert.json: error: cannot read: is a folder, not a regular file \[input.unreadable\]$"
 has cc_fifo "^fifo.cert.json: error: cannot read: not a regular file \[input.unreadable\]$"
-has certify_missing "^missing.mlir: error: cannot read: no such file \[input.unreadable\]$"
+has certify_missing "^missing.mlir: error: cannot read: No such file or directory \[input.unreadable\]$"
+# One wording for a missing file, whatever the subcommand (issue #13
+# acceptance: certify said "no such file", check-cert and validate the
+# system's message).
+run 2 cc_missing_one "$BIN" check-cert ./missing.mlir
+run 2 validate_missing_one "$BIN" validate ./missing.mlir
+run 2 cc_ir_missing_one "$BIN" check-cert ./missing.mlir --ir ./missing.mlir
+for n in cc_missing_one validate_missing_one cc_ir_missing_one; do
+  has "$n" "^missing.mlir: error: cannot read: No such file or directory \[input.unreadable\]$"
+done
 run 2 docs_missing "$BIN" docs --repo-root . ./missing.md
-has docs_missing "^missing.md: error: cannot read: no such file or folder \[input.unreadable\]$"
+has docs_missing "^missing.md: error: cannot read: No such file or directory \[input.unreadable\]$"
 one_form docs_missing
 run 2 docs_removed "$BIN" docs --repo-root . --referrers-of-removed ./folder.mlir
 has docs_removed "^folder.mlir: error: cannot read: .* \[input.unreadable\]$"
 one_form docs_removed
 run 2 docs_config_missing "$BIN" docs --repo-root . --config ./missing.yaml
-has docs_config_missing "^missing.yaml: error: cannot read: no such file \[input.unreadable\]$"
+has docs_config_missing "^missing.yaml: error: cannot read: No such file or directory \[input.unreadable\]$"
 one_form docs_config_missing
 # A configuration that does not load is reported at its key, input.config.
 printf 'docs:\n  nosuch: 1\n' >bad.yaml
@@ -186,7 +195,7 @@ has dialect_bad "^bad_table.yaml(:[0-9]+(:[0-9]+)?)?: error: .* \[input.config\]
 one_form dialect_bad
 ! grep -q '^fusecert certify: error: .*bad_table.yaml' "$W/dialect_bad.all" || fail "dialect_bad: the table's error is not at the table"
 run 2 certify_tree_missing "$BIN" certify -r ./missing --out out
-has certify_tree_missing "^missing: error: cannot read: no such file or folder \[input.unreadable\]$"
+has certify_tree_missing "^missing: error: cannot read: No such file or directory \[input.unreadable\]$"
 one_form certify_tree_missing
 if [ "$(id -u)" -ne 0 ]; then
   printf 'x\n' >noperm.mlir && chmod 000 noperm.mlir

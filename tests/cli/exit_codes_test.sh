@@ -41,6 +41,26 @@ expect 2 certify_input_illegal "$BIN" certify "$W/empty.mlir" "$IR/global_clip_t
 expect 2 certify_usage "$BIN" certify --format xml "$IR/adamw_tessera.mlir"
 grep -q ': remark: legal: .* \[verdict\]$' "$W/certify_legal.out" || fail "certify: no verdict remark: $(cat "$W/certify_legal.out")"
 
+# certify tree mode (a folder, -r, a glob, --shard, --merge) follows the same
+# table as FILE inputs (issue #13 acceptance): an inconclusive candidate with
+# no error diagnostic is 3, one with an error diagnostic (a missing key) an
+# input error, 2; illegal outranks inconclusive, an input error both.
+mkdir -p "$W/t_inc" "$W/t_key" "$W/t_ill" "$W/t_err"
+cp "$IR/adamw_tessera.mlir" "$W/t_inc/"
+cp "$IR/missing_keys_tessera.mlir" "$W/t_key/"
+cp "$IR/global_clip_tessera.mlir" "$IR/adamw_tessera.mlir" "$W/t_ill/"
+cp "$W/empty.mlir" "$IR/global_clip_tessera.mlir" "$IR/adamw_tessera.mlir" "$W/t_err/"
+expect 3 tree_inconclusive "$BIN" certify -r "$W/t_inc" --out "$W/o_inc" --timeout-ms 1
+expect 3 tree_glob_inconclusive "$BIN" certify "$W/t_inc/*.mlir" --out "$W/o_glob" --timeout-ms 1
+expect 3 tree_shard_inconclusive "$BIN" certify "$W/t_inc" --shard 1/1 --out "$W/o_shard" --timeout-ms 1
+expect 3 tree_merge_inconclusive "$BIN" certify --merge "$W/o_shard" --out "$W/o_merged"
+expect 2 tree_missing_key "$BIN" certify "$W/t_key" --out "$W/o_key"
+expect 2 tree_merge_missing_key "$BIN" certify --merge "$W/o_key" --out "$W/o_key_merged"
+expect 2 tree_missing_key_inconclusive "$BIN" certify "$W/t_key" "$W/t_inc" --out "$W/o_key_inc" --timeout-ms 1
+expect 1 tree_illegal_inconclusive "$BIN" certify "$W/t_ill" --out "$W/o_ill" --timeout-ms 1
+expect 2 tree_input_illegal "$BIN" certify "$W/t_err" --out "$W/o_err" --timeout-ms 1
+expect 0 tree_legal "$BIN" certify "$W/t_inc" --out "$W/o_legal"
+
 # check-cert: with --ir every obligation is re-derived (valid, 0); without it
 # the certificate is at most consistent (4); a flipped verdict is invalid (1);
 # a missing certificate is an input error (2); a solver that answers unknown
@@ -131,11 +151,32 @@ expect 2 kernels_no_runner env FUSECERT_KERNELS_RUNNER="$W/absent" "$BIN" kernel
 grep -q '^fusecert kernels evidence: error: .* \[kernels.runner\]$' "$W/kernels_no_runner.err" ||
   fail "kernels: no runner not in the one form: $(cat "$W/kernels_no_runner.err")"
 expect 2 kernels_usage "$BIN" kernels bench --reps 0
+# The built runner on a machine with no usable CUDA device (skipped where one
+# is): a setup failure, exit 2, said in the one form (issue #13 acceptance).
+if [ -x "$(dirname "$BIN")/fusecert-kernels" ]; then
+  "$BIN" kernels evidence >"$W/kernels_nodev.out" 2>"$W/kernels_nodev.err"
+  got=$?
+  if grep -q 'no usable CUDA device' "$W/kernels_nodev.err"; then
+    [ "$got" -eq 2 ] || fail "kernels evidence, no CUDA device: exit $got, expected 2"
+    grep -q '^fusecert kernels evidence: error: no usable CUDA device .* \[kernels.no_device\]$' "$W/kernels_nodev.err" ||
+      fail "kernels: no CUDA device not in the one form: $(cat "$W/kernels_nodev.err")"
+    grep -v '^fusecert kernels evidence: \(error\|note\): ' "$W/kernels_nodev.err" | grep -q . &&
+      fail "kernels: a line not in the one form: $(cat "$W/kernels_nodev.err")"
+  fi
+fi
 
 # Every subcommand's bad option: a usage error, 2 (never CLI11's own 105 or 106).
 for sub in prove docs certify check-cert validate shell query hook kernels; do
   expect 2 "usage_$sub" "$BIN" $sub --no-such-option
   grep -q "^fusecert $sub: error: .* \[usage\]$" "$W/usage_$sub.err" || fail "$sub: a bad option not in the one form: $(cat "$W/usage_$sub.err")"
 done
+
+# An unknown subcommand is named, with a note listing the subcommands (issue
+# #13 acceptance: CLI11 said only "A subcommand is required").
+expect 2 unknown_subcommand "$BIN" frob
+grep -qxF "fusecert: error: unknown subcommand 'frob' [usage]" "$W/unknown_subcommand.err" ||
+  fail "an unknown subcommand not named: $(cat "$W/unknown_subcommand.err")"
+grep -q "^fusecert: note: .*certify.*; run 'fusecert --help'" "$W/unknown_subcommand.err" ||
+  fail "an unknown subcommand: no note listing the subcommands: $(cat "$W/unknown_subcommand.err")"
 
 finish

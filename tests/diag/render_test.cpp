@@ -58,6 +58,23 @@ TEST_F(InWorkingDir, AbsolutePathsUnderTheWorkingDirectoryPrintRelative) {
   EXPECT_EQ(r.path("/elsewhere/./a/../x.mlir"), "/elsewhere/x.mlir");
 }
 
+// A path inside a message prints as a location's does (issue #13
+// acceptance: `... through stablehlo.reduce at ./in/../in/a.mlir:37:11`, an
+// absolute --ir path in check-cert's hash mismatch); words that are no file
+// path (a URL, P1/P2) are left alone, and JSON keeps the message as stored.
+TEST_F(InWorkingDir, PathsInsideMessagesPrintAsLocationPaths) {
+  const std::string wd = (root_ / "wd").string();
+  Diagnostic d = error({"./in/../in/a.mlir", 12, 3}, "r",
+                       "through stablehlo.reduce at ./in/../in/a.mlir:37:11, and " + wd +
+                           "/in/b.mlir is not the module (see https://example.com/a//b, P1/P2, in/c.mlir)");
+  d.note({"./in/a.mlir", 13, 1}, "producer here ('" + wd + "/./in/a.mlir:13:1')");
+  EXPECT_EQ(render_text(d),
+            "in/a.mlir:12:3: error: through stablehlo.reduce at in/a.mlir:37:11, and in/b.mlir is not the module "
+            "(see https://example.com/a//b, P1/P2, in/c.mlir) [r]\n"
+            "in/a.mlir:13:1: note: producer here ('in/a.mlir:13:1')\n");
+  EXPECT_EQ(to_json(d)["message"], d.message);
+}
+
 TEST_F(InWorkingDir, ABaseFolderIsResolvedFirst) {
   const TextRenderer r(root_ / "wd" / "repo");
   EXPECT_EQ(r.path("docs/a.md"), "repo/docs/a.md");

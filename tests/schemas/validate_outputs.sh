@@ -69,6 +69,23 @@ run tv_eq "$BIN" validate "$SRC/fixtures/tv/wgrad_adamw_tessera.mlir" --k 2 --fo
 run tv_neq "$BIN" validate "$SRC/fixtures/tv/wrong_step.mlir" --k 2 --format json --out "$W/tv"
 run tv_err "$BIN" validate "$SRC/fixtures/tv/fail_closed.mlir" --format json
 check validate-report.schema.json "$W/tv_eq.json" "$W/tv_neq.json" "$W/tv_err.json"
+# The JSON report carries the diagnostics the text report prints (issue #13
+# acceptance: decay_before.mlir's three TV.resultN errors were text only):
+# the same rule, severity, message and location, in the same order.
+run tv_decay "$BIN" validate "$SRC/fixtures/tv/decay_before.mlir" --format json
+"$BIN" validate "$SRC/fixtures/tv/decay_before.mlir" >"$W/tv_decay.txt" 2>&1
+check validate-report.schema.json "$W/tv_decay.json"
+python3 - "$W/tv_decay.json" "$W/tv_decay.txt" "$SRC/fixtures/tv/decay_before.mlir" <<'PY' || fail "validate: JSON diagnostics differ from the text ones"
+import json, re, sys
+j = json.load(open(sys.argv[1]))
+text = [m.groups() for m in (re.match(r"^(\S+):(\d+):(\d+): (error|warning): (.*) \[(\S+)\]$", l)
+                             for l in open(sys.argv[2]).read().splitlines()) if m]
+assert len(text) == 3 and all(t[5].startswith("TV.result") and t[3] == "error" for t in text), text
+got = [(d["location"]["file"], str(d["location"]["line"]), str(d["location"]["col"]), d["severity"], d["message"], d["rule"])
+       for d in j["diagnostics"]]
+want = [(sys.argv[3],) + t[1:] for t in text]
+assert got == want, (got, want)
+PY
 check certificate.schema.json "$W"/tv/*.cert.json
 
 # prove: with and without witnesses, a refuted proposition (counterexample),

@@ -24,15 +24,18 @@ cp -r "$W/a/proj" "$W/b/proj"
 n=$(find "$W/a/proj" -name '*.mlir' | wc -l)
 cd "$W/a/proj" || exit 1
 
-# Without --recursive a folder gives only its own files (missing_keys_* are
-# inconclusive, so these runs exit 2 too: a tree's index does not say which
-# inconclusive candidates had an error diagnostic).
+# Without --recursive a folder gives only its own files. Two of them lack a
+# semantic key (missing_keys_linalg.mlir; routing_no_decay_linalg.mlir, no
+# `unrouted`): inconclusive with an error diagnostic, an input error, so the
+# run exits 2 as certify of those FILEs does (issue #13's table).
 certify "$W/flat" 2 models
 python3 - "$W/flat/index.json" <<'PY' || fail "flat index"
 import json, sys
 d = json.load(open(sys.argv[1]))
 assert all(f["file"].count("/") == 1 for f in d["files"]), [f["file"] for f in d["files"]]
-assert d["summary"]["input_errors"] == 0
+errs = sorted(f["file"] for f in d["files"] if f["input_error"])
+assert errs == ["models/missing_keys_linalg.mlir", "models/routing_no_decay_linalg.mlir"], errs
+assert d["summary"]["input_errors"] == 2, d["summary"]
 PY
 
 # The whole tree; the broken file makes it exit 2 (input error), fail closed.
@@ -55,10 +58,23 @@ for f in idx["files"]:
         counts[c["verdict"]] += 1
 for k, v in counts.items():
     assert s[k] == v, (k, s[k], v)
-# Two files with input errors: broken.mlir (input.parse) and
+# Files with input errors: broken.mlir (input.parse) and
 # full_k_value_tessera.mlir (tessera.full_k = 3 : i64, a wrong kind at the
-# attribute boundary: input.attr.kind).
-assert s["illegal"] > 0 and s["legal"] > 0 and s["input_errors"] == 2, s
+# attribute boundary: input.attr.kind) by their own diagnostics; every file
+# with an inconclusive candidate that has an error diagnostic (a missing
+# semantic key), as its certificate records it.
+def inconclusive_with_error(f):
+    for c in f["candidates"]:
+        cert = json.load(open(os.path.join(out, c["certificate"])))
+        if cert["verdict"] == "inconclusive" and any(d["severity"] == "error" for d in cert["diagnostics"]):
+            return True
+    return False
+own = {f["file"] for f in idx["files"] if any(d["severity"] == "error" for d in f["diagnostics"])}
+assert own == {"models/sub/broken.mlir", "models/sub/full_k_value_tessera.mlir"}, own
+want = own | {f["file"] for f in idx["files"] if inconclusive_with_error(f)}
+assert "models/missing_keys_linalg.mlir" in want and "models/sub/missing_keys_tessera.mlir" in want, want
+assert {f["file"] for f in idx["files"] if f["input_error"]} == want
+assert s["illegal"] > 0 and s["legal"] > 0 and s["input_errors"] == len(want), (s, want)
 sarif = json.load(open(os.path.join(out, "results.sarif")))
 assert sarif["version"] == "2.1.0" and len(sarif["runs"]) == 1
 res = sarif["runs"][0]["results"]

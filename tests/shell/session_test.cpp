@@ -298,7 +298,7 @@ TEST(CertifyTree, ExpandFoldersAndGlobs) {
   } catch (const fusecert::diag::Fatal& f) {
     EXPECT_EQ(f.diagnostic.rule, "input.unreadable");
     EXPECT_EQ(f.diagnostic.loc.file, "nosuch");
-    EXPECT_EQ(f.diagnostic.message, "cannot read: no such file or folder");
+    EXPECT_EQ(f.diagnostic.message, "cannot read: No such file or directory");
   }
   EXPECT_THROW(cli::expand_inputs({"a/*.none"}, false), std::invalid_argument);
   fs::current_path(cwd);

@@ -112,13 +112,25 @@ json summary_of(const json& files) {
 }
 
 int exit_of(const json& summary) {
-  // The index does not record which inconclusive candidates had an error
-  // diagnostic (a missing key: an input error, 2) and which had none (3), so
-  // a tree counts every inconclusive candidate as an input error.
-  if (summary["input_errors"].get<int>() > 0 || summary["inconclusive"].get<int>() > 0)
-    return diag::code(diag::Exit::InputError);
+  // The table's order, as for FILE inputs (cert::exit_code): an input with
+  // errors (its own error diagnostics, or an inconclusive candidate with an
+  // error diagnostic: a missing key) 2, else an illegal candidate 1, else an
+  // inconclusive one (a timeout, vacuous premises) 3.
+  if (summary["input_errors"].get<int>() > 0) return diag::code(diag::Exit::InputError);
   if (summary["illegal"].get<int>() > 0) return diag::code(diag::Exit::Findings);
+  if (summary["inconclusive"].get<int>() > 0) return diag::code(diag::Exit::Inconclusive);
   return diag::code(diag::Exit::Clean);
+}
+
+/// A certificate's candidate that is inconclusive with an error diagnostic
+/// (an input error, exit 2, as cert::exit_code counts it for FILE inputs).
+bool inconclusive_with_error(const json& cert) {
+  if (!cert.is_object() || cert.value("verdict", "") != "inconclusive") return false;
+  const auto it = cert.find("diagnostics");
+  if (it == cert.end() || !it->is_array()) return false;
+  for (const auto& d : *it)
+    if (d.is_object() && d.value("severity", "") == "error") return true;
+  return false;
 }
 
 std::string utc_now() {
@@ -312,6 +324,7 @@ int run_merge(const std::string& out, const std::string& format, const TreeOptio
     for (const auto& f : idx["files"]) {
       if (!seen.insert(f["file"]).second)
         throw bad_merge(d, f["file"].get<std::string>() + " is in two of the merged outputs");
+      bool f_error = false;
       for (const auto& c : f["candidates"]) {
         const std::string rel = index_cert_path(c, d + "/index.json");
         const std::string text = read_merged(d, rel);
@@ -320,8 +333,13 @@ int run_merge(const std::string& out, const std::string& format, const TreeOptio
         if (!cj.is_object() || cj.value("digest", "") != c.value("digest", "") || cert::digest(cj) != c["digest"])
           throw bad_merge(d + "/" + rel, "digest differs from the index or from the certificate's content");
         pending.emplace_back(rel, text);
+        // Counted from the certificate, which the digest vouches for, not
+        // from the index's flag alone.
+        if (inconclusive_with_error(cj)) f_error = true;
       }
-      files.push_back(f);
+      json merged = f;
+      if (f_error) merged["input_error"] = true;
+      files.push_back(merged);
     }
     sarifs.push_back(parse_merged(d + "/results.sarif", read_merged(d, "results.sarif")));
    } catch (const json::exception& e) {  // a field of the wrong type (a "file" that is a number, …)
@@ -455,6 +473,7 @@ int run_certify_tree(const std::vector<std::string>& inputs, const std::string& 
       json cands = json::array();
       for (size_t i = 0; i < r.candidates.size(); ++i) {
         json c = cert::certificate(r, i, FUSECERT_VERSION);
+        input_error |= inconclusive_with_error(c);
         std::string rel = cert_path(r.file, cert::certificate_name(r, i));
         support::write_file_confined(out, rel, cert::dump(c));
         written.insert(rel);

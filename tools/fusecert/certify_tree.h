@@ -29,8 +29,10 @@ struct TreeOptions {
 /// Registers --recursive, --shard, --merge and --timestamp on `certify`.
 std::shared_ptr<TreeOptions> add_certify_tree_options(CLI::App* certify);
 
-/// Runs certify in tree mode; returns the exit status (0 all legal, 1 any
-/// illegal, 2 errors, inconclusive candidates or bad usage).
+/// Runs certify in tree mode; returns the exit status, as for FILE inputs
+/// (cert::exit_code): 2 bad usage or an input with errors (an inconclusive
+/// candidate with an error diagnostic included), else 1 any illegal, else 3
+/// any inconclusive, else 0.
 int run_certify_tree(const std::vector<std::string>& inputs, const std::string& out, const std::string& format,
                      unsigned timeout_ms, const TreeOptions& t);
 

@@ -32,13 +32,18 @@ struct ProveArgs {
   bool no_witness = false, bench = false, verbose = false;
 };
 
-/// `prove --format sarif`: one result per proposition whose result is not the
-/// expected one, through the one emitter (support/diag/sarif.h): an error
-/// `prove.differs` (exit 1) or a warning `prove.inconclusive` (exit 3), at the
-/// proposition's entry in the rules file (its `id:` line, from yaml-cpp's
-/// marks). A proposition as expected is no result, as a clean file is none.
-nlohmann::ordered_json render_sarif(const std::vector<verifier::PropositionResult>& rs,
-                                    const verifier::Registry& reg) {
+/// One diagnostic per proposition whose result is not the expected one: an
+/// error `prove.differs` (exit 1) or a warning `prove.inconclusive` (exit 3),
+/// at the proposition's entry in the rules file (its `id:` line, from
+/// yaml-cpp's marks), with what SARIF says the result is about. A
+/// proposition as expected gets none, as a clean file gets no finding.
+struct NotAsExpected {
+  diag::Diagnostic diagnostic;
+  diag::sarif::Run::About about;
+};
+
+std::vector<NotAsExpected> not_as_expected(const std::vector<verifier::PropositionResult>& rs,
+                                           const verifier::Registry& reg) {
   using namespace fusecert::verifier;
   std::map<std::string, diag::Location> where;
   try {
@@ -50,9 +55,7 @@ nlohmann::ordered_json render_sarif(const std::vector<verifier::PropositionResul
   } catch (const YAML::Exception&) {
     // load_registry() parsed this file a moment ago: a result then names the file only.
   }
-  diag::sarif::Run run;
-  run.tool_version = report::tool_version();
-  run.components = {{"Z3", report::z3_version()}};
+  std::vector<NotAsExpected> out;
   for (const auto& r : rs) {
     if (r.verdict != Verdict::Inconclusive && r.matches_expected()) continue;
     std::string why;
@@ -73,8 +76,6 @@ nlohmann::ordered_json render_sarif(const std::vector<verifier::PropositionResul
     const auto at = where.count(r.id) ? where[r.id] : diag::Location{reg.path.string()};
     std::string msg = r.id + ": " + to_string(r.verdict) + ", expected " + to_string(r.expected) +
                       (why.empty() ? "" : " (" + why + ")");
-    run.diagnostics.push_back(inconclusive ? diag::warning(at, "prove.inconclusive", msg)
-                                           : diag::error(at, "prove.differs", msg));
     nlohmann::ordered_json props = {{"verdict", to_string(r.verdict)}, {"expected", to_string(r.expected)}};
     if (r.params_overridden) {
       nlohmann::ordered_json p = nlohmann::ordered_json::object();
@@ -82,7 +83,23 @@ nlohmann::ordered_json render_sarif(const std::vector<verifier::PropositionResul
       props["parameters"] = p;  // effective, with the overrides
       props["parameters_overridden"] = true;
     }
-    run.about.push_back({r.id, props});
+    out.push_back({inconclusive ? diag::warning(at, "prove.inconclusive", msg) : diag::error(at, "prove.differs", msg),
+                   {r.id, props}});
+  }
+  return out;
+}
+
+/// `prove --format sarif`: one result per not_as_expected diagnostic,
+/// through the one emitter (support/diag/sarif.h).
+nlohmann::ordered_json render_sarif(const std::vector<verifier::PropositionResult>& rs,
+                                    const verifier::Registry& reg) {
+  using namespace fusecert::verifier;
+  diag::sarif::Run run;
+  run.tool_version = report::tool_version();
+  run.components = {{"Z3", report::z3_version()}};
+  for (auto& n : not_as_expected(rs, reg)) {
+    run.diagnostics.push_back(n.diagnostic);
+    run.about.push_back(n.about);
   }
   return diag::sarif::render(run);
 }
@@ -152,6 +169,14 @@ int run_prove(const ProveArgs& a) {
     std::cout << render_sarif(rs, reg).dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << "\n";
   } else {
     std::cout << report::render_text(rs, a.verbose);
+    // Why the exit status is 1: one error per proposition whose result
+    // differs from the expected one, about no file (the report above names
+    // the proposition; SARIF puts it at its `id:` in the rules file).
+    for (auto& n : not_as_expected(rs, reg))
+      if (n.diagnostic.is_error()) {
+        n.diagnostic.loc = {};
+        report("fusecert prove", n.diagnostic);
+      }
   }
   if (a.bench) {
     // One remark per proposition and one for the run, in the one form

@@ -99,7 +99,10 @@ void add_validate_command(CLI::App& app, int& exit_code) {
     if (o->format == "json") {
       nlohmann::json j = {{"schema", diag::kValidateReportFormat}, {"verdict", v.verdict}, {"certificates", certs}};
       nlohmann::json diags = nlohmann::json::array();
+      // The diagnostics the text report prints, in its order: the input's,
+      // then one per result not proved (TV.resultN).
       for (auto& d : v.diags) diags.push_back(diag::to_json(d));
+      for (auto& f : result_findings(v)) diags.push_back(diag::to_json(f.diagnostic));
       j["diagnostics"] = diags;
       std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     } else if (o->format == "sarif") {

@@ -1,6 +1,7 @@
 // fusecert: one binary, subcommands registered from cmd_*.cpp.
 #include <cstdio>
 #include <iostream>
+#include <optional>
 #include <string>
 
 #include "tools/fusecert/commands.h"
@@ -18,6 +19,24 @@ std::string parsed_command(const CLI::App& app) {
     at = subs.back();
     name += " " + at->get_name();
   }
+}
+/// The first word of the command line, when it is no subcommand (`fusecert
+/// frob`): CLI11 then says only that a subcommand is required.
+std::optional<std::string> unknown_subcommand(CLI::App& app, int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string w = argv[i];
+    if (w.empty() || w[0] == '-') {
+      if (w == "--") return std::nullopt;
+      // An option's value (`--color never`) is no subcommand name.
+      const CLI::Option* opt = w.find('=') == std::string::npos ? app.get_option_no_throw(w) : nullptr;
+      if (opt && opt->get_type_size() > 0) ++i;
+      continue;
+    }
+    for (const CLI::App* s : app.get_subcommands([](CLI::App*) { return true; }))
+      if (s->check_name(w)) return std::nullopt;
+    return w;
+  }
+  return std::nullopt;
 }
 }  // namespace
 
@@ -56,6 +75,14 @@ int main(int argc, char** argv) {
       const std::string tool = parsed_command(app);
       fusecert::diag::Diagnostic d = fusecert::diag::error({}, "usage", e.what());
       d.note({}, "run '" + tool + " --help' for the options");
+      if (tool == "fusecert")
+        if (auto word = unknown_subcommand(app, argc, argv)) {
+          std::string subs;
+          for (const CLI::App* s : app.get_subcommands([](CLI::App*) { return true; }))
+            subs += (subs.empty() ? "" : ", ") + s->get_name();
+          d = fusecert::diag::error({}, "usage", "unknown subcommand '" + *word + "'");
+          d.note({}, "the subcommands are " + subs + "; run 'fusecert --help' for the options");
+        }
       fusecert::cli::report(tool, d);
       rc = fusecert::diag::code(fusecert::diag::Exit::InputError);
     }
