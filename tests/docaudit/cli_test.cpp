@@ -130,7 +130,7 @@ TEST(Cli, UsageAndConfigurationErrorsExitTwo) {
   EXPECT_EQ(docs("--repo-root " + root.string() + " --today 2026-02-30 " + root.string(), &err).rc, 2);
   EXPECT_NE(err.find("--today"), std::string::npos);
   EXPECT_EQ(docs(fixture_args(root, root.string() + "/no-such.md"), &err).rc, 2);
-  EXPECT_NE(err.find("no such file"), std::string::npos);
+  EXPECT_NE(err.find("No such file or directory"), std::string::npos);
   const fs::path bad = fs::temp_directory_path() / ("docaudit_badcfg_" + std::to_string(::getpid()) + ".yaml");
   std::ofstream(bad) << "docs:\n  hygiene:\n    overclaim_phrase: [x]\n";
   EXPECT_EQ(docs(fixture_args(root, "--config " + bad.string()), &err).rc, 2);
