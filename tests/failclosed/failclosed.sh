@@ -109,6 +109,9 @@ case $CASE in
       "$@" > /dev/full 2> "$W/full.err"; rc=$?
       [ $rc -eq 2 ] || fail "exit $rc with stdout on /dev/full (expected 2): $*"
       grep -q 'cannot write' "$W/full.err" || fail "no write-error diagnostic: $*"
+      # Named for its subcommand, as every other diagnostic (#13 acceptance).
+      case $2 in -*) ;; *) grep -q "^fusecert $2: error: cannot write" "$W/full.err" ||
+        fail "the write error does not name the subcommand: $(cat "$W/full.err")" ;; esac
     }
     run_full "$BIN" --version
     run_full "$BIN" prove P4 --no-witness

@@ -38,6 +38,21 @@ std::optional<std::string> unknown_subcommand(CLI::App& app, int argc, char** ar
   }
   return std::nullopt;
 }
+/// The first option of the command line that the top level does not know
+/// (`fusecert --bogus`), before any subcommand: CLI11 then says only that a
+/// subcommand is required.
+std::optional<std::string> unknown_option(CLI::App& app, int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string w = argv[i];
+    if (w == "--") return std::nullopt;
+    if (w.size() < 2 || w[0] != '-') return std::nullopt;  // a subcommand (or its absence) comes first
+    const std::string name = w.substr(0, w.find('='));
+    const CLI::Option* opt = app.get_option_no_throw(name);
+    if (!opt) return name;
+    if (w.find('=') == std::string::npos && opt->get_type_size() > 0) ++i;
+  }
+  return std::nullopt;
+}
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -75,14 +90,18 @@ int main(int argc, char** argv) {
       const std::string tool = parsed_command(app);
       fusecert::diag::Diagnostic d = fusecert::diag::error({}, "usage", e.what());
       d.note({}, "run '" + tool + " --help' for the options");
-      if (tool == "fusecert")
-        if (auto word = unknown_subcommand(app, argc, argv)) {
+      if (tool == "fusecert") {
+        if (auto opt = unknown_option(app, argc, argv)) {
+          d = fusecert::diag::error({}, "usage", "unknown option '" + *opt + "'");
+          d.note({}, "run 'fusecert --help' for the options");
+        } else if (auto word = unknown_subcommand(app, argc, argv)) {
           std::string subs;
           for (const CLI::App* s : app.get_subcommands([](CLI::App*) { return true; }))
             subs += (subs.empty() ? "" : ", ") + s->get_name();
           d = fusecert::diag::error({}, "usage", "unknown subcommand '" + *word + "'");
           d.note({}, "the subcommands are " + subs + "; run 'fusecert --help' for the options");
         }
+      }
       fusecert::cli::report(tool, d);
       rc = fusecert::diag::code(fusecert::diag::Exit::InputError);
     }
@@ -91,7 +110,7 @@ int main(int argc, char** argv) {
   // pipe) is lost: exit 2, whatever the verdict was, never a silent 0.
   std::cout.flush();
   if (!std::cout || std::fflush(stdout) != 0 || std::ferror(stdout)) {
-    return fusecert::cli::fail_with("fusecert", "output.unwritable", "cannot write the report to standard output");
+    return fusecert::cli::fail_with(parsed_command(app), "output.unwritable", "cannot write the report to standard output");
   }
   return rc;
 }
