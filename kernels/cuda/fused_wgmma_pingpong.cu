@@ -33,6 +33,10 @@
 // with bf16 states a warp hands its first slice's slot back after the first
 // group of its second slice, not waiting right after the TMA stores
 // (FK_PP_DEFER).
+// Step 16: where whole slices would leave the ring fewer than 6 slots (the
+// 4-stage ring with f32 states), the ring's quantum is a unit of 16 rows x
+// 64 columns, half a slice: a warp holds one unit at a time, so more of the
+// ring loads ahead (FK_PP_UNIT_BELOW).
 // K order: one wgmma per 16-token chunk, chunks ascending (as every wgmma
 // configuration); the optimizer is optim.h's, element by element — the same
 // bits as the host reference applied to the kernel's accumulator.
@@ -58,6 +62,18 @@ constexpr int kBM = 128, kBK = 64, kPanel = kBK * 128;  // 64 token rows x 128 B
 constexpr int kSliceRows = 16, kSlices = kBM / kSliceRows;  // one warp's rows of a 64-row half
 constexpr int kBox = kSliceRows * 128;                       // one 16-row x 128-byte box
 constexpr int kMaxSlots = 32;
+// Step 16: the ring's quantum may be a unit of a slice, 16 rows x 64
+// columns (half a 128-column slice) instead of the whole slice. A warp holds
+// one unit at a time, so the 8 warps of the two math warpgroups hold half the
+// bytes, and more of the ring is free to load ahead; but each unit costs its
+// own waits, fence and TMA store commit. Units are taken where whole slices
+// would leave fewer than FK_PP_UNIT_BELOW slots (default 6: the 4-stage
+// 128 x 128 ring with f32 states, 4 slots of 20 or 24 KiB, fewer than the 8
+// warps that each hold one; the A/B of step 16 measured -8 ... -14 % there
+// and +2 ... +6 % with bf16 states' 8 slots). 0: never; 99: always.
+#ifndef FK_PP_UNIT_BELOW
+#define FK_PP_UNIT_BELOW 6
+#endif
 // Epilogue variants for A/B runs (bench/kernels/device_variants.sh):
 // FK_PP_FASTSQRT 0 takes __fsqrt_rn everywhere; FK_PP_PARAMREGS 0 leaves
 // the step's scalars in the constant bank (re-read by every update).
@@ -91,6 +107,10 @@ constexpr int kMaxSlots = 32;
 #endif
 // Only in the `_cdiv` kernels with bf16 states (step 13's A/B: −2 … −3 % at
 // BT 512 there; +1.5 … +3 % with f32 states, where it adds spills).
+// FK_PP_DEFER_F32 1: also with f32 states (step 16's A/B, with units).
+#ifndef FK_PP_DEFER_F32
+#define FK_PP_DEFER_F32 0
+#endif
 constexpr bool kDeferBuild = FK_PP_DEFER != 0;
 constexpr bool kFastSqrt = FK_PP_FASTSQRT != 0;
 constexpr bool kOneBranch = FK_PP_ONEBRANCH != 0;
@@ -112,6 +132,15 @@ struct PCfg {
   static constexpr int kSmemBytes = 1024 + kPipe + kRing + kBarBytes;
   static_assert(kSmemBytes <= kSmemLimit, "fits in shared memory");
 };
+
+/// Columns of a W/m/v unit (see FK_PP_UNIT_BELOW): 64 when whole slices of
+/// a 128 x BN tile (W of WT, m and v of ST) would leave the ring fewer than
+/// FK_PP_UNIT_BELOW slots, else BN (the unit is the whole slice).
+template <int S, int NC, int BN, DType WT, DType ST>
+__host__ __device__ constexpr int unit_cols() {
+  constexpr int whole = kBox * BN * ((WT == DType::f32 ? 4 : 2) + 2 * (ST == DType::f32 ? 4 : 2)) / 128;
+  return BN > 64 && PCfg<S, NC, BN>::kRing / whole < FK_PP_UNIT_BELOW ? 64 : BN;
+}
 
 // The slices are addressed in the 32-bit shared-memory window with explicit
 // ld.shared/st.shared: reached through the 1024-byte-aligned base pointer,
@@ -436,11 +465,14 @@ __global__ void __launch_bounds__(PCfg<S, NC, BN>::kThreads, 1)
   // round r-2's completed phase and pass. Waiting for round >= r first makes
   // the parity wait unambiguous.
   volatile unsigned* slot_round = reinterpret_cast<volatile unsigned*>(slot_empty + kMaxSlots);
-  // A slot: the slice of W (wt), then of m and v (st); a 128-column row of
-  // an array of e-byte elements is e boxes of 128 B.
-  // 128-byte boxes per slice row of an array: BN columns of 2 or 4 bytes.
-  constexpr int wboxes = BN * (WT == DType::f32 ? 4 : 2) / 128,
-                sboxes = BN * (ST == DType::f32 ? 4 : 2) / 128;
+  // A slot: one unit (16 rows x kUC columns of a slice) of W (wt), then of
+  // m and v (st); a 128-column row of an array of e-byte elements is e boxes
+  // of 128 B. A tile has kUnits units: unit su is columns cs*kUC.. of slice
+  // hb*4 + w with su = (hb*kCS + cs)*4 + w, so the producer loads every
+  // warp's first unit first, and warp w consumes its units in order.
+  constexpr int kUC = unit_cols<S, NC, BN, WT, ST>(), kCS = BN / kUC, kUnits = kSlices * kCS;
+  constexpr int wboxes = kUC * (WT == DType::f32 ? 4 : 2) / 128,
+                sboxes = kUC * (ST == DType::f32 ? 4 : 2) / 128;
   constexpr int slot_bytes = kBox * (wboxes + 2 * sboxes);
   constexpr bool state = O == Optimizer::momentum_state;
   const bool ldW = !state, ldM = !state, ldV = O == Optimizer::adamw || (state && seeded);
@@ -493,7 +525,7 @@ __global__ void __launch_bounds__(PCfg<S, NC, BN>::kThreads, 1)
       for (int t = blockIdx.x; t < tiles; t += gridDim.x) {
         int n0, h0;
         detail::tile_coords(t, tiles_m, tiles_n, kBM, kBN, n0, h0);
-        for (int sl = 0; sl < kSlices; ++sl, ++q) {
+        for (int su = 0; su < kUnits; ++su, ++q) {
           const unsigned slot = q % nslots, round = q / nslots;
           if (q >= static_cast<unsigned>(nslots)) {
             mbar_wait(&slot_empty[slot], (round & 1) ^ 1);
@@ -501,18 +533,19 @@ __global__ void __launch_bounds__(PCfg<S, NC, BN>::kThreads, 1)
           }
           std::uint8_t* base = ring + slot * slot_bytes;
           mbar_expect_tx(&slot_full[slot], bytes);
-          const int row = n0 + sl * kSliceRows;
+          const int hcs = su / 4, row = n0 + ((hcs / kCS) * 4 + su % 4) * kSliceRows,
+                    col = h0 + (hcs % kCS) * kUC;
           if (ldW)
             for (int b = 0; b < wboxes; ++b)
-              detail::tma_load_2d(base + b * kBox, &tmW, h0 + b * (kBN / wboxes), row,
+              detail::tma_load_2d(base + b * kBox, &tmW, col + b * (kUC / wboxes), row,
                                   &slot_full[slot]);
           if (ldM)
             for (int b = 0; b < sboxes; ++b)
-              detail::tma_load_2d(base + wboxes * kBox + b * kBox, &tmM, h0 + b * (kBN / sboxes), row,
+              detail::tma_load_2d(base + wboxes * kBox + b * kBox, &tmM, col + b * (kUC / sboxes), row,
                                   &slot_full[slot]);
           if (ldV)
             for (int b = 0; b < sboxes; ++b)
-              detail::tma_load_2d(base + (wboxes + sboxes) * kBox + b * kBox, &tmV, h0 + b * (kBN / sboxes), row,
+              detail::tma_load_2d(base + (wboxes + sboxes) * kBox + b * kBox, &tmV, col + b * (kUC / sboxes), row,
                                   &slot_full[slot]);
         }
       }
@@ -543,8 +576,8 @@ __global__ void __launch_bounds__(PCfg<S, NC, BN>::kThreads, 1)
 #ifndef FK_PP_UNROLL
 #define FK_PP_UNROLL 1
 #endif
-  constexpr int kU = FK_PP_UNROLL < BN / 32 ? FK_PP_UNROLL : BN / 32;
-  constexpr bool kDefer = kDeferBuild && FD && ST == DType::bf16 && NC == 2;
+  constexpr int kU = FK_PP_UNROLL < kUC / 32 ? FK_PP_UNROLL : kUC / 32;
+  constexpr bool kDefer = kDeferBuild && FD && (ST == DType::bf16 || FK_PP_DEFER_F32) && NC == 2;
   // Lane 0: the slot of a slice whose TMA stores are issued but not yet
   // known to have read it (FK_PP_DEFER), else -1.
   int pending = -1;
@@ -596,23 +629,13 @@ __global__ void __launch_bounds__(PCfg<S, NC, BN>::kThreads, 1)
     if (lane == 0) mbar_arrive(&empty[(it - 1) % S]);
 
     // Epilogue: slices `warp` (rows 16w.. of half 0, acc0), then `warp + 4`
-    // (half 1, acc1, moved into acc0). acc0 is consumed kU groups of 16
-    // values per iteration of a rolled loop, the rest shifted down.
+    // (half 1, acc1, moved into acc0), each as kCS units of kUC columns
+    // (the warp's u-th unit of the tile, u = hb*kCS + cs). acc0 is consumed
+    // kU groups of 16 values per iteration of a rolled loop, the rest
+    // shifted down, across the units of a slice.
 #pragma unroll 1
     for (int hb = 0; hb < 2; ++hb) {
       const int sl = hb * 4 + warp;
-      const unsigned q = static_cast<unsigned>(k) * kSlices + sl;
-      const unsigned slot = q % nslots, round = q / nslots;
-      if (kDefer && lane == 0 && pending >= 0 &&
-          !(slot_round[slot] >= round && detail::mbar_test(&slot_full[slot], round & 1)))
-        release_pending();  // this slice is not there yet: never wait while holding a slot
-      while (slot_round[slot] < round) {
-      }
-      mbar_wait(&slot_full[slot], round & 1);
-      std::uint8_t* Wp = ring + slot * slot_bytes;
-      std::uint8_t* Mp = Wp + wboxes * kBox;
-      std::uint8_t* Vp = Mp + sboxes * kBox;
-      const unsigned ws = detail::smem_u32(Wp), ms = ws + wboxes * kBox, vs = ms + sboxes * kBox;
       const int row0 = n0 + sl * kSliceRows;
       if (grad_dump) {  // the row-1 test reads the accumulator back (never in the benchmark)
         float* dump = grad_dump + static_cast<std::size_t>(row0) * s.H + h0;
@@ -625,43 +648,60 @@ __global__ void __launch_bounds__(PCfg<S, NC, BN>::kThreads, 1)
                                        8 * j + 2 * tid4) =
                 make_float2(acc0[4 * j + 2 * half], acc0[4 * j + 2 * half + 1]);
       }
-      GroupRaw<WT, ST> raw;  // a batch's W/m/v, loaded just before its update
 #pragma unroll 1
-      for (int j0 = 0; j0 < kBN / 8; j0 += 4 * kU) {
-#pragma unroll
-        for (int u = 0; u < kU; ++u) {
-          float g[16];
-#pragma unroll
-          for (int i = 0; i < 16; ++i) g[i] = acc0[16 * u + i];
-          epilogue_group<O, WT, ST, kBatch, FD>(g, j0 + 4 * u, pe, seeded, ws, ms, vs, wlane, slane,
-                                                raw);
+      for (int cs = 0; cs < kCS; ++cs) {
+        const int u = hb * kCS + cs;
+        const unsigned q = static_cast<unsigned>(k) * kUnits + u * 4 + warp;
+        const unsigned slot = q % nslots, round = q / nslots;
+        if (kDefer && lane == 0 && pending >= 0 &&
+            !(slot_round[slot] >= round && detail::mbar_test(&slot_full[slot], round & 1)))
+          release_pending();  // this unit is not there yet: never wait while holding a slot
+        while (slot_round[slot] < round) {
         }
-        if (kDefer && j0 == 0 && lane == 0 && pending >= 0) release_pending();
+        mbar_wait(&slot_full[slot], round & 1);
+        std::uint8_t* Wp = ring + slot * slot_bytes;
+        std::uint8_t* Mp = Wp + wboxes * kBox;
+        std::uint8_t* Vp = Mp + sboxes * kBox;
+        const unsigned ws = detail::smem_u32(Wp), ms = ws + wboxes * kBox, vs = ms + sboxes * kBox;
+        const int col0 = h0 + cs * kUC;
+        GroupRaw<WT, ST> raw;  // a batch's W/m/v, loaded just before its update
+#pragma unroll 1
+        for (int j0 = 0; j0 < kUC / 8; j0 += 4 * kU) {  // 8-column blocks of the unit
 #pragma unroll
-        for (int i = 0; i < kAcc - 16 * kU; ++i) acc0[i] = acc0[i + 16 * kU];
-      }
-      detail::fence_proxy_async();  // generic-proxy writes -> the TMA store reads them
-      __syncwarp();
-      if (lane == 0) {
-        if (stW)
-          for (int b = 0; b < wboxes; ++b)
-            detail::tma_store_2d(&tmW, Wp + b * kBox, h0 + b * (kBN / wboxes), row0);
-        for (int b = 0; b < sboxes; ++b)
-          detail::tma_store_2d(&tmM, Mp + b * kBox, h0 + b * (kBN / sboxes), row0);
-        if (stV)
+          for (int uu = 0; uu < kU; ++uu) {
+            float g[16];
+#pragma unroll
+            for (int i = 0; i < 16; ++i) g[i] = acc0[16 * uu + i];
+            epilogue_group<O, WT, ST, kBatch, FD>(g, j0 + 4 * uu, pe, seeded, ws, ms, vs, wlane,
+                                                  slane, raw);
+          }
+          if (kDefer && j0 == 0 && lane == 0 && pending >= 0) release_pending();
+#pragma unroll
+          for (int i = 0; i < kAcc - 16 * kU; ++i) acc0[i] = acc0[i + 16 * kU];
+        }
+        detail::fence_proxy_async();  // generic-proxy writes -> the TMA store reads them
+        __syncwarp();
+        if (lane == 0) {
+          if (stW)
+            for (int b = 0; b < wboxes; ++b)
+              detail::tma_store_2d(&tmW, Wp + b * kBox, col0 + b * (kUC / wboxes), row0);
           for (int b = 0; b < sboxes; ++b)
-            detail::tma_store_2d(&tmV, Vp + b * kBox, h0 + b * (kBN / sboxes), row0);
-        detail::tma_store_commit();
-        if (kDefer && hb == 0) {
-          pending = static_cast<int>(slot);  // released during the next slice
-        } else {
-          detail::tma_store_wait_read();  // the slot may be refilled once the stores have read it
-          if (pending >= 0) mbar_arrive(&slot_empty[pending]);
-          pending = -1;
-          mbar_arrive(&slot_empty[slot]);
+            detail::tma_store_2d(&tmM, Mp + b * kBox, col0 + b * (kUC / sboxes), row0);
+          if (stV)
+            for (int b = 0; b < sboxes; ++b)
+              detail::tma_store_2d(&tmV, Vp + b * kBox, col0 + b * (kUC / sboxes), row0);
+          detail::tma_store_commit();
+          if (kDefer && u < 2 * kCS - 1) {
+            pending = static_cast<int>(slot);  // released during the next unit
+          } else {
+            detail::tma_store_wait_read();  // the slot may be refilled once the stores have read it
+            if (pending >= 0) mbar_arrive(&slot_empty[pending]);
+            pending = -1;
+            mbar_arrive(&slot_empty[slot]);
+          }
         }
+        __syncwarp();
       }
-      __syncwarp();
 #pragma unroll
       for (int i = 0; i < kAcc; ++i) acc0[i] = acc1[i];
     }
@@ -699,7 +739,7 @@ cudaError_t launch_pingpong(const StepParams& p, const Shape& s, const bf16* dY,
        !detail::make_map_sw128(&mv, v, ST, s.N, s.H, s.H, kSliceRows)))
     return cudaErrorNotSupported;
   const int slot_bytes =
-      kBox * static_cast<int>(BN * (dtype_bytes(WT) + 2 * dtype_bytes(ST)) / 128);
+      kBox * static_cast<int>(unit_cols<S, NC, BN, WT, ST>() * (dtype_bytes(WT) + 2 * dtype_bytes(ST)) / 128);
   int nslots = C::kRing / slot_bytes;
   if (nslots > kMaxSlots) nslots = kMaxSlots;
   const int tiles = (s.N / kBM) * (s.H / kBN);
