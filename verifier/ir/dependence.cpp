@@ -495,6 +495,8 @@ class Analyzer {
                                                     op.body->nodes[o].arg == acc; });
         red.full = R == 0;
         red.pure_input = y.pure;
+        if (op.body && combiner[k] >= 0) red.fn = op.body->nodes[combiner[k]].fn;
+        red.result_reads = outs[k].reads;
         d_.reductions.push_back(red);
         recorded = true;
       }
@@ -507,7 +509,10 @@ class Analyzer {
   /// of the local gradient and a value computed element-wise from a second
   /// contraction is a second producer (P1).
   void note_elementwise(const Op& op, const std::vector<ValueDep>& ins, bool sums) {
-    // A norm of the gradient read beside the local gradient scales it.
+    // A norm of the gradient read beside the local gradient scales it. A
+    // norm sums (a reduce adding, or a contraction summing products); a
+    // product of the gradient's elements is no norm: a reduction across
+    // tiles, P9's.
     bool local = false;
     for (const auto& in : ins) local = local || in.local();
     if (local)
@@ -515,7 +520,9 @@ class Analyzer {
         for (const auto& r : in.reads)
           for (int v : r.via)
             for (auto& red : d_.reductions)
-              if (red.op == v && red.full && !red.exact && red.pure_input && red.scales < 0) red.scales = op.id;
+              if (red.op == v && red.full && !red.exact && (red.fn == ScalarFn::Unknown || ir::sums(red.fn)) &&
+                  red.pure_input && red.scales < 0)
+                red.scales = op.id;
     // The contractions (not the producer) the scaling factor is computed
     // from through a reduction: other layers' gradients in a global norm.
     if (local)
@@ -611,12 +618,14 @@ class Analyzer {
     red.exact = exact_reduction(comb->computes);
     red.full = kept.empty();
     red.pure_input = ins[0].pure;
-    d_.reductions.push_back(red);
+    red.fn = comb->computes;
     for (const auto& r : ins[0].reads) {
       GradRead g = remap(r, is.size(), coord, R, extra);
       g.via.push_back(op.id);
       add_read(out, g, op);
     }
+    red.result_reads = out.reads;
+    d_.reductions.push_back(red);
     out.pure = ins[0].pure && ins[1].pure;
     return out;
   }
@@ -654,6 +663,7 @@ class Analyzer {
     red.op = op.id;
     red.full = false;
     red.pure_input = ins[0].pure && ins[1].pure;
+    red.result_reads = out.reads;
     d_.reductions.push_back(red);
     return out;
   }

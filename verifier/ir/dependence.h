@@ -63,6 +63,12 @@ struct Reduction {
   /// element-wise op that also reads the local gradient: the norm scales the
   /// gradient (global-norm clipping, P2). The op doing it:
   int scales = -1;
+  /// A reduce's body function (add, mul, max, ...); Unknown for a contraction.
+  ScalarFn fn = ScalarFn::Unknown;
+  /// What an element of its result reads of the gradient (its own
+  /// coordinates, then the dimensions it and earlier reductions reduce):
+  /// whether the reduction itself is coarser than a tile, where P9 fails.
+  std::vector<GradRead> result_reads;
 };
 
 /// One result of the step function that depends on the gradient.
