@@ -359,5 +359,60 @@ TEST(Dependence, OtherSlicesAreTiedNotSplit) {
   EXPECT_GE(unk.dag.tied_at, 0);
 }
 
+TEST(Dependence, OverlappingWindowsAreNoSplit) {
+  // Tokens [0,256) and [128,384): 128..255 counted twice, no partition of K.
+  SplitRun ov = split_run(sliced_contractions(slice("X", 0, 256, 256), slice("dY", 0, 256, 128),
+                                              slice("X", 128, 384, 256), slice("dY", 128, 384, 128)));
+  EXPECT_TRUE(ov.dag.split_partners.empty());
+  ASSERT_GE(ov.dag.tied_at, 0);
+  EXPECT_EQ(ov.dag.tied_operands, Dag::Tied::Overlapping);
+  EXPECT_EQ(ov.dag.tied_of, ov.cands[0].producer);
+  EXPECT_EQ(ov.dag.of_window.start, 0);
+  EXPECT_EQ(ov.dag.tied_window.start, 128);
+  EXPECT_EQ(ov.dag.tied_window.limit, 384);
+  SplitRun same = split_run(sliced_contractions(slice("X", 0, 256, 256), slice("dY", 0, 256, 128),
+                                                slice("X", 0, 256, 256), slice("dY", 0, 256, 128)));
+  EXPECT_EQ(same.dag.tied_operands, Dag::Tied::Same);
+  // Adjacent windows share no token: a split.
+  SplitRun adj = split_run(sliced_contractions(slice("X", 0, 256, 256), slice("dY", 0, 256, 128),
+                                               slice("X", 256, 512, 256), slice("dY", 256, 512, 128)));
+  EXPECT_EQ(adj.dag.split_partners.size(), 1u);
+  EXPECT_EQ(adj.dag.tied_operands, Dag::Tied::Other);
+}
+
+/// A step calling @h(%a) `calls` times; @h returns its argument.
+std::string helper_calls(int calls) {
+  std::string t = R"(func.func @step(%X: tensor<512x256xf32>) -> (tensor<256x256xf32>) {
+  %a = )" + slice("X", 0, 256, 256) + "\n";
+  for (int k = 0; k < calls; ++k)
+    t += "  %r" + std::to_string(k) + " = func.call @h(%a) : (tensor<256x256xf32>) -> tensor<256x256xf32>\n";
+  t += R"(  "func.return"(%a) : (tensor<256x256xf32>) -> ()
+}
+func.func private @h(%p: tensor<256x256xf32>) -> tensor<256x256xf32> {
+  "func.return"(%p) : (tensor<256x256xf32>) -> ()
+}
+)";
+  return t;
+}
+
+TEST(Dependence, HelperArgumentsAreSeenThroughOneCallSiteOnly) {
+  for (int calls : {0, 1, 2}) {
+    LoadResult lr = parse_mlir(helper_calls(calls), "helper.mlir");
+    ASSERT_TRUE(lr.module) << calls;
+    const Module& m = *lr.module;
+    ASSERT_EQ(m.funcs.size(), 2u);
+    const int p = m.funcs[1].args.at(0);
+    const int a = m.ops[m.values[m.funcs[0].args.at(0)].uses.at(0).first].results.at(0);
+    // One call: @h's argument is that call's operand, a window of X.
+    EXPECT_EQ(through_one_call(m, p), calls == 1 ? a : p) << calls;
+    const std::optional<AxisWindow> w = axis_window(m, p);
+    EXPECT_EQ(w.has_value(), calls == 1) << calls;
+    if (w) EXPECT_EQ(w->base, m.funcs[0].args[0]);
+    // The step's own argument and a value defined by an op stay themselves.
+    EXPECT_EQ(through_one_call(m, m.funcs[0].args[0]), m.funcs[0].args[0]);
+    EXPECT_EQ(through_one_call(m, a), a);
+  }
+}
+
 }  // namespace
 }  // namespace fusecert::ir

@@ -10,6 +10,7 @@
 #include "verifier/ir/dependence.h"
 #include "verifier/ir/dialect_table.h"
 #include "verifier/ir/locality.h"
+#include "verifier/smt/query.h"
 
 namespace fusecert::guards {
 
@@ -39,13 +40,29 @@ ir::AffineExpr shift(const ir::AffineExpr& e, int64_t base) {
 }
 
 /// What a reduction is, for messages.
-std::string reduction_text(const ir::Module& m, int op) {
-  const ir::Op& r = m.ops[op];
+std::string reduced_dims(const ir::Op& r) {
   const ir::Attr* dims = r.attr("dimensions");
   std::string over;
   if (dims && dims->kind == ir::Attr::Kind::Ints)
     for (auto d : dims->ints) over += (over.empty() ? "" : ", ") + std::to_string(d);
-  return r.name + " at " + r.loc.str() + (over.empty() ? "" : " (over dimension(s) " + over + ")");
+  return over.empty() ? "" : "over dimension(s) " + over;
+}
+std::string reduction_text(const ir::Module& m, int op) {
+  const ir::Op& r = m.ops[op];
+  const std::string over = reduced_dims(r);
+  return r.name + " at " + r.loc.str() + (over.empty() ? "" : " (" + over + ")");
+}
+
+/// What a reduction combines, from its body's function (a contraction sums
+/// products).
+std::string reduction_kind(const ir::Reduction* red) {
+  using F = ir::ScalarFn;
+  if (red && red->exact) {
+    const bool maxmin = red->fn == F::Max || red->fn == F::Min || red->fn == F::MaxNum || red->fn == F::MinNum ||
+                        red->fn == F::Unknown;
+    return std::string("an exact ") + (maxmin ? "max/min" : ir::to_string(red->fn) + std::string(" reduction"));
+  }
+  return red && red->fn == F::Mul ? "a rounded product" : "a rounded sum";
 }
 
 /// A read that reaches the output through a norm that scales the gradient:
@@ -186,21 +203,76 @@ void dag_locality(GuardContext& g, const std::string& id, const std::string& cla
     spreads.push_back(s.answer == "sat");
   }
   const ir::Locality need = ir::classify(spreads);
-  std::string through;
+  // Where locality fails: the first reduction on the reads whose own result
+  // already reads gradient elements outside its tile (the same query over
+  // that result's reads alone; informational, it only places the error).
+  // None (a read that is coarse by its layout, with no reduction): the update.
+  int coarse = -1;
   for (int v : crossed) {
     const ir::Reduction* red = dag.reduction(v);
-    through += (through.empty() ? "" : "; ") + reduction_text(g.m, v) + ", " +
-               (red && red->exact ? "an exact max/min read by this step's outputs" : "a rounded sum");
+    if (!red || red->result_reads.empty() || g.m.ops[v].results.empty()) continue;
+    const auto& rshape = g.m.values[g.m.ops[v].results[0]].type.shape;
+    ir::DagLocalityProblem rp;
+    rp.grad_rank = prob.grad_rank;
+    for (const auto& r : red->result_reads) {
+      const int64_t base = static_cast<int64_t>(rp.dim_sizes.size());
+      for (auto d : rshape) rp.dim_sizes.push_back(d);
+      for (auto d : r.extra) rp.dim_sizes.push_back(d);
+      ir::DagRead dr;
+      for (const auto& e : r.map.results) dr.grad.results.push_back(shift(e, base));
+      for (size_t k = 0; k < rshape.size(); ++k) dr.out.results.push_back(ir::AffineExpr::dim(base + k));
+      rp.reads.push_back(std::move(dr));
+    }
+    for (auto& r : rp.reads) r.grad.num_dims = r.out.num_dims = static_cast<unsigned>(rp.dim_sizes.size());
+    try {
+      if (smt::solve_smt2(*ir::dag_locality_query(rp), g.timeout_ms).answer == smt::Answer::Sat) {
+        coarse = v;
+        break;
+      }
+    } catch (const std::exception&) {
+      // Not encodable: this reduction does not place the error.
+    }
   }
-  const ir::Op& at = g.m.ops[dag.update_op >= 0 ? dag.update_op : g.c.producer];
+  // The results reading it, and the other reductions on the reads.
+  std::string readers, through;
+  for (const auto& o : dag.outputs)
+    for (const auto& r : checked_side(g.m, o).dep.reads)
+      if (!through_norm(dag, r) && std::find(r.via.begin(), r.via.end(), coarse) != r.via.end()) {
+        readers += (readers.empty() ? "" : ", ") + std::to_string(o.result_no);
+        break;
+      }
+  for (int v : crossed)
+    if (v != coarse) {
+      const ir::Reduction* red = dag.reduction(v);
+      through += (through.empty() ? "" : "; ") + reduction_text(g.m, v) + ", " + reduction_kind(red) +
+                 (red && red->exact ? " read by this step's outputs" : "");
+    }
+  const ir::Op& at = g.m.ops[coarse >= 0 ? coarse : dag.update_op >= 0 ? dag.update_op : g.c.producer];
+  std::string why = "the step's results read gradient elements outside their tile";
+  if (coarse >= 0) {
+    const std::string over = reduced_dims(at);
+    why = at.name + " here (" + reduction_kind(dag.reduction(coarse)) + (over.empty() ? "" : " " + over) +
+          ") combines gradient elements of several tiles, and result" +
+          (readers.find(',') == std::string::npos ? " " : "s ") + readers + " of the step read" +
+          (readers.find(',') == std::string::npos ? "s" : "") + " it";
+  }
+  if (!through.empty()) why += std::string(coarse >= 0 ? "; the results also read the gradient" : "") + " through " + through;
   auto& d = g.error("P9", id, at.loc,
                     "cannot fuse the update into the weight-gradient epilogue: its read locality is " +
-                        ir::to_string(need) + ", coarser than the producer's tile partition: the step's results read "
-                        "gradient elements outside their tile" +
-                        (through.empty() ? std::string() : " through " + through));
+                        ir::to_string(need) + ", coarser than the producer's tile partition: " + why);
   d.notes.push_back(g.producer_note("gradient tiles are computed here; legal if every result reads only its own "
                                     "coordinate, or compute the " + ir::to_string(need) +
                                     " statistics in a pass after the GEMM"));
+  // The weight update, when it reads through that reduction too: a note.
+  auto update_reads_it = [&] {
+    for (const auto& o : dag.outputs)
+      if (g.m.values[o.value].def_op == dag.update_op)
+        for (const auto& r : checked_side(g.m, o).dep.reads)
+          if (!through_norm(dag, r) && std::find(r.via.begin(), r.via.end(), coarse) != r.via.end()) return true;
+    return false;
+  };
+  if (coarse >= 0 && dag.update_op >= 0 && dag.update_op != coarse && update_reads_it())
+    d.notes.push_back({g.m.ops[dag.update_op].loc, "the weight update here reads that reduction"});
 }
 
 }  // namespace

@@ -57,24 +57,50 @@ static void single_producer(GuardContext& g, const std::string& gname) {
   if (dag.tied_at >= 0) {
     const ir::Op& at = m.ops[dag.tied_at];
     const ir::Op& other = m.ops[dag.tied_with];
-    // The second contraction reads either other operands (a tied weight)
-    // or the producer's own (the same values, or the same token window of
-    // the same X and dY): then it is the same product summed twice.
-    const std::string what = dag.tied_same ? "over the same operands as the producer (the same token window of the "
-                                             "same X and dY: the same product summed twice)"
-                                           : "over different operands";
+    // The second contraction reads other operands (a tied weight), the
+    // operands of the producer (or of a split-K partner) again (the same
+    // values, or the same token window of the same X and dY: the same
+    // product summed twice), or a token window of the same X and dY that
+    // overlaps theirs (the shared tokens counted twice: no partition of K).
+    using Tied = ir::Dag::Tied;
+    const bool of_producer = dag.tied_of < 0 || dag.tied_of == g.c.producer;
+    const std::string of = of_producer ? std::string("the producer")
+                                       : "the split-K partial sum " + m.ops[dag.tied_of].name + " at " +
+                                             m.ops[dag.tied_of].loc.str();
+    auto window = [](const ir::AxisWindow& w) {
+      return "[" + std::to_string(w.start) + ", " + std::to_string(w.limit) + ")" +
+             (w.stride == 1 ? std::string() : " by " + std::to_string(w.stride));
+    };
+    std::string what = "over different operands";
+    if (dag.tied_operands == Tied::Same)
+      what = "over the same operands as " + of + " (the same token window of the same X and dY: the same product "
+             "summed twice)";
+    if (dag.tied_operands == Tied::Overlapping)
+      what = "over token window " + window(dag.tied_window) + " of the same X and dY, which overlaps the window " +
+             window(dag.of_window) + " of " + of + " (the tokens in both are counted twice: no partition of K)";
+    if (dag.tied_operands == Tied::Unseen)
+      what = "over operands fusecert does not relate to the producer's (arguments of @" +
+             m.funcs[dag.tied_unseen].name + ", which several ops call: no one value, so it does not see through "
+             "them)";
     g.structural(id, claim, "violated",
                  at.name + " at " + at.loc.str() + " sums " + other.name + " at " + other.loc.str() +
                      " into the gradient: two contractions " + what + " produce W's gradient");
     auto& d = g.error("P1", id, at.loc,
                       "cannot fuse the update into the weight-gradient epilogue: " + at.name + " sums a second "
                       "contraction (" + other.name + " at " + other.loc.str() + ") " + what + " into " + gname +
-                          (dag.tied_same ? "" : " (a tied weight)") +
+                          (dag.tied_operands == Tied::Other ? " (a tied weight)" : "") +
                           ", so no single producer's tile holds the finished gradient");
-    d.notes.push_back(g.producer_note(dag.tied_same ? "weight-gradient producer here; legal when this one contraction "
-                                                      "alone produces the gradient"
-                                                    : "weight-gradient producer here; legal when one contraction (over "
-                                                      "the concatenated K) produces the gradient"));
+    d.notes.push_back(g.producer_note(
+        dag.tied_operands == Tied::Same ? "weight-gradient producer here; legal when this one contraction alone "
+                                          "produces the gradient"
+        : dag.tied_operands == Tied::Overlapping
+            ? "weight-gradient producer here; legal when one contraction counts each token once (over the whole "
+              "K, or a split-K whose windows do not overlap, judged by P1.k_whole)"
+        : dag.tied_operands == Tied::Unseen
+            ? "weight-gradient producer here; legal when one contraction produces the gradient (a split-K "
+              "through a helper is seen, and judged by P1.k_whole, when each helper has one call site)"
+            : "weight-gradient producer here; legal when one contraction (over the concatenated K) produces the "
+              "gradient"));
     return;
   }
   if (dag.other_contraction >= 0) {

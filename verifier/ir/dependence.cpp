@@ -495,6 +495,8 @@ class Analyzer {
                                                     op.body->nodes[o].arg == acc; });
         red.full = R == 0;
         red.pure_input = y.pure;
+        if (op.body && combiner[k] >= 0) red.fn = op.body->nodes[combiner[k]].fn;
+        red.result_reads = outs[k].reads;
         d_.reductions.push_back(red);
         recorded = true;
       }
@@ -507,7 +509,10 @@ class Analyzer {
   /// of the local gradient and a value computed element-wise from a second
   /// contraction is a second producer (P1).
   void note_elementwise(const Op& op, const std::vector<ValueDep>& ins, bool sums) {
-    // A norm of the gradient read beside the local gradient scales it.
+    // A norm of the gradient read beside the local gradient scales it. A
+    // norm sums (a reduce adding, or a contraction summing products); a
+    // product of the gradient's elements is no norm: a reduction across
+    // tiles, P9's.
     bool local = false;
     for (const auto& in : ins) local = local || in.local();
     if (local)
@@ -515,7 +520,9 @@ class Analyzer {
         for (const auto& r : in.reads)
           for (int v : r.via)
             for (auto& red : d_.reductions)
-              if (red.op == v && red.full && !red.exact && red.pure_input && red.scales < 0) red.scales = op.id;
+              if (red.op == v && red.full && !red.exact && (red.fn == ScalarFn::Unknown || ir::sums(red.fn)) &&
+                  red.pure_input && red.scales < 0)
+                red.scales = op.id;
     // The contractions (not the producer) the scaling factor is computed
     // from through a reduction: other layers' gradients in a global norm.
     if (local)
@@ -550,14 +557,35 @@ class Analyzer {
             if (!reduced && c != d_.producer) others.push_back(c);
       }
       for (int c : g_side ? others : std::vector<int>{}) {
-        if (d_.producer >= 0 && split_partner(m_, d_.producer, c)) {
-          if (std::find(d_.split_partners.begin(), d_.split_partners.end(), c) == d_.split_partners.end())
-            d_.split_partners.push_back(c);
+        if (std::find(d_.split_partners.begin(), d_.split_partners.end(), c) != d_.split_partners.end()) continue;
+        // A partition of K: apart from the producer's tokens and from every
+        // partner's so far.
+        const bool apart = d_.producer >= 0 && split_partner(m_, d_.producer, c) &&
+                           std::all_of(d_.split_partners.begin(), d_.split_partners.end(),
+                                       [&](int p) { return split_partner(m_, p, c); });
+        if (apart) {
+          d_.split_partners.push_back(c);
           if (d_.split_at < 0) d_.split_at = op.id;
         } else if (d_.tied_at < 0) {
           d_.tied_at = op.id;
           d_.tied_with = c;
-          d_.tied_same = d_.producer >= 0 && same_operands(m_, d_.producer, c);
+          std::vector<int> counted{d_.producer};
+          counted.insert(counted.end(), d_.split_partners.begin(), d_.split_partners.end());
+          for (int p : d_.producer >= 0 ? counted : std::vector<int>{}) {
+            if (same_operands(m_, p, c)) {
+              d_.tied_operands = Dag::Tied::Same;
+            } else if (auto w = overlapping_windows(m_, p, c)) {
+              d_.tied_operands = Dag::Tied::Overlapping;
+              d_.of_window = w->first;
+              d_.tied_window = w->second;
+            } else {
+              continue;
+            }
+            d_.tied_of = p;
+            break;
+          }
+          if (d_.tied_operands == Dag::Tied::Other) d_.tied_unseen = shared_helper(m_, m_.ops[c]);
+          if (d_.tied_unseen >= 0) d_.tied_operands = Dag::Tied::Unseen;
         }
       }
     }
@@ -611,12 +639,14 @@ class Analyzer {
     red.exact = exact_reduction(comb->computes);
     red.full = kept.empty();
     red.pure_input = ins[0].pure;
-    d_.reductions.push_back(red);
+    red.fn = comb->computes;
     for (const auto& r : ins[0].reads) {
       GradRead g = remap(r, is.size(), coord, R, extra);
       g.via.push_back(op.id);
       add_read(out, g, op);
     }
+    red.result_reads = out.reads;
+    d_.reductions.push_back(red);
     out.pure = ins[0].pure && ins[1].pure;
     return out;
   }
@@ -654,6 +684,7 @@ class Analyzer {
     red.op = op.id;
     red.full = false;
     red.pure_input = ins[0].pure && ins[1].pure;
+    red.result_reads = out.reads;
     d_.reductions.push_back(red);
     return out;
   }
@@ -676,7 +707,51 @@ bool depends_on(const Module& m, int value, int source) {
   return false;
 }
 
+int through_one_call(const Module& m, int v) {
+  // Each step moves to a caller's operand; a chain longer than the number of
+  // functions is a cycle (recursion), where the argument stays itself.
+  for (size_t step = 0; step <= m.funcs.size(); ++step) {
+    if (v < 0 || v >= static_cast<int>(m.values.size()) || m.values[v].def_op >= 0 || m.values[v].arg_no < 0) return v;
+    int func = -1;
+    for (size_t f = 0; f < m.funcs.size() && func < 0; ++f)
+      if (std::find(m.funcs[f].args.begin(), m.funcs[f].args.end(), v) != m.funcs[f].args.end())
+        func = static_cast<int>(f);
+    if (func < 0) return v;  // a region's argument (a reduce body's), not a function's
+    int call = -1, calls = 0;
+    for (const Op& op : m.ops)
+      if (op.callee == func) {
+        call = op.id;
+        ++calls;
+      }
+    const int arg = m.values[v].arg_no;
+    if (calls != 1 || static_cast<size_t>(arg) >= m.ops[call].operands.size()) return v;
+    v = m.ops[call].operands[arg];
+  }
+  return v;
+}
+
+int shared_helper(const Module& m, const Op& op) {
+  auto calls = [&](int v) {
+    int n = 0;
+    for (size_t f = 0; f < m.funcs.size(); ++f)
+      if (std::find(m.funcs[f].args.begin(), m.funcs[f].args.end(), v) != m.funcs[f].args.end()) {
+        for (const Op& o : m.ops) n += o.callee == static_cast<int>(f);
+        if (n >= 2) return static_cast<int>(f);
+      }
+    return -1;
+  };
+  for (int o : op.operands) {
+    const int v = through_one_call(m, o);
+    const std::optional<AxisWindow> w = axis_window(m, v);
+    for (int u : {v, w ? w->base : -1})
+      if (u >= 0 && m.values[u].def_op < 0)
+        if (const int f = calls(u); f >= 0) return f;
+  }
+  return -1;
+}
+
 std::optional<AxisWindow> axis_window(const Module& m, int v) {
+  v = through_one_call(m, v);
   if (v < 0 || v >= static_cast<int>(m.values.size()) || m.values[v].def_op < 0) return std::nullopt;
   const Op& op = m.ops[m.values[v].def_op];
   const OpSpec* s = dialects().find(op.name);
@@ -686,7 +761,7 @@ std::optional<AxisWindow> axis_window(const Module& m, int v) {
   const size_t r = in.size();
   if (out.size() != r || std::any_of(in.begin(), in.end(), [](int64_t x) { return x < 0; })) return std::nullopt;
   AxisWindow w;
-  w.base = op.operands[0];
+  w.base = through_one_call(m, op.operands[0]);
   auto ints = [&](const char* key) -> const std::vector<int64_t>* {
     const Attr* a = op.attr(key);
     return a && a->kind == Attr::Kind::Ints && a->ints.size() == r ? &a->ints : nullptr;
@@ -719,7 +794,7 @@ std::optional<AxisWindow> axis_window(const Module& m, int v) {
     if (w.axis >= 0) return std::nullopt;
     w.axis = static_cast<int>(k);
     w.size = n;
-    const int sv = op.operands[k + 1];
+    const int sv = through_one_call(m, op.operands[k + 1]);
     const int def = m.values[sv].def_op;
     const Attr* c = def >= 0 && dialects().find(m.ops[def].name) &&
                             dialects().find(m.ops[def].name)->role == OpRole::Constant
@@ -740,35 +815,72 @@ std::optional<AxisWindow> axis_window(const Module& m, int v) {
   return w.axis >= 0 ? std::optional<AxisWindow>(w) : std::nullopt;
 }
 
+namespace {
+
+/// One contraction's two token windows (X's and dY's, along each one's
+/// contracting axis), when it is one contraction over a window of the
+/// same tokens on both sides.
+struct TokenSides {
+  AxisWindow lhs, rhs;
+};
+
+std::optional<TokenSides> token_sides(const Module& m, int id) {
+  const Op& op = m.ops[id];
+  const OpSpec* s = dialects().find(op.name);
+  const Attr* a = op.attr("dot_dimension_numbers");
+  std::string why;
+  std::optional<DotDimensions> dd = s && s->role == OpRole::Contraction && a ? parse_dot_dimensions(*a, why)
+                                                                            : std::nullopt;
+  if (!dd || op.operands.size() != 2 || !dd->lhs_batching.empty() || !dd->rhs_batching.empty() ||
+      dd->lhs_contracting.size() != 1 || dd->rhs_contracting.size() != 1)
+    return std::nullopt;
+  std::optional<AxisWindow> l = axis_window(m, op.operands[0]), r = axis_window(m, op.operands[1]);
+  if (!l || !r || l->axis != dd->lhs_contracting[0] || r->axis != dd->rhs_contracting[0]) return std::nullopt;
+  // The same tokens on both sides: X's rows and dY's rows of one window.
+  AxisWindow lw = *l, rw = *r;
+  lw.base = rw.base = -1;
+  lw.axis = rw.axis = 0;
+  if (!(lw == rw)) return std::nullopt;
+  if (m.values[l->base].type.shape[l->axis] != m.values[r->base].type.shape[r->axis]) return std::nullopt;
+  return TokenSides{*l, *r};
+}
+
+/// Whether two known windows share an index: some start_a + i * stride_a
+/// below limit_a equals some start_b + j * stride_b below limit_b. The
+/// indices of `a` from the larger start on are walked over one period of
+/// b's stride (after stride_b steps the residues mod stride_b repeat).
+bool windows_meet(const AxisWindow& a, const AxisWindow& b) {
+  const int64_t hi = std::min(a.limit, b.limit);
+  int64_t x = a.start;
+  if (x < b.start) x += (b.start - x + a.stride - 1) / a.stride * a.stride;
+  for (int64_t step = 0; step < b.stride && x < hi; ++step, x += a.stride)
+    if (x >= b.start && (x - b.start) % b.stride == 0) return true;
+  return false;
+}
+
+/// The two contractions contract windows of the same X and dY along the
+/// same axes, and the windows differ.
+std::optional<std::pair<TokenSides, TokenSides>> other_windows(const Module& m, int producer, int other) {
+  if (producer == other) return std::nullopt;
+  const std::optional<TokenSides> p = token_sides(m, producer), o = token_sides(m, other);
+  if (!p || !o || p->lhs.base != o->lhs.base || p->rhs.base != o->rhs.base || p->lhs.axis != o->lhs.axis ||
+      p->rhs.axis != o->rhs.axis || p->lhs == o->lhs)
+    return std::nullopt;
+  return std::pair{*p, *o};
+}
+
+}  // namespace
+
 bool split_partner(const Module& m, int producer, int other) {
-  if (producer == other) return false;
-  struct Side {
-    AxisWindow lhs, rhs;
-  };
-  auto sides = [&](int id) -> std::optional<Side> {
-    const Op& op = m.ops[id];
-    const OpSpec* s = dialects().find(op.name);
-    const Attr* a = op.attr("dot_dimension_numbers");
-    std::string why;
-    std::optional<DotDimensions> dd = s && s->role == OpRole::Contraction && a ? parse_dot_dimensions(*a, why)
-                                                                              : std::nullopt;
-    if (!dd || op.operands.size() != 2 || !dd->lhs_batching.empty() || !dd->rhs_batching.empty() ||
-        dd->lhs_contracting.size() != 1 || dd->rhs_contracting.size() != 1)
-      return std::nullopt;
-    std::optional<AxisWindow> l = axis_window(m, op.operands[0]), r = axis_window(m, op.operands[1]);
-    if (!l || !r || l->axis != dd->lhs_contracting[0] || r->axis != dd->rhs_contracting[0]) return std::nullopt;
-    // The same tokens on both sides: X's rows and dY's rows of one window.
-    AxisWindow lw = *l, rw = *r;
-    lw.base = rw.base = -1;
-    lw.axis = rw.axis = 0;
-    if (!(lw == rw)) return std::nullopt;
-    if (m.values[l->base].type.shape[l->axis] != m.values[r->base].type.shape[r->axis]) return std::nullopt;
-    return Side{*l, *r};
-  };
-  const std::optional<Side> p = sides(producer), o = sides(other);
-  if (!p || !o) return false;
-  return p->lhs.base == o->lhs.base && p->rhs.base == o->rhs.base && p->lhs.axis == o->lhs.axis &&
-         p->rhs.axis == o->rhs.axis && !(p->lhs == o->lhs);
+  const auto w = other_windows(m, producer, other);
+  return w && !(w->first.lhs.known && w->second.lhs.known && windows_meet(w->first.lhs, w->second.lhs));
+}
+
+std::optional<std::pair<AxisWindow, AxisWindow>> overlapping_windows(const Module& m, int producer, int other) {
+  const auto w = other_windows(m, producer, other);
+  if (!w || !w->first.lhs.known || !w->second.lhs.known || !windows_meet(w->first.lhs, w->second.lhs))
+    return std::nullopt;
+  return std::pair{w->first.lhs, w->second.lhs};
 }
 
 bool same_operands(const Module& m, int producer, int other) {
@@ -782,7 +894,7 @@ bool same_operands(const Module& m, int producer, int other) {
   const size_t n = inputs(p);
   if (n == 0 || n != inputs(o)) return false;
   for (size_t k = 0; k < n; ++k) {
-    if (p.operands[k] == o.operands[k]) continue;
+    if (through_one_call(m, p.operands[k]) == through_one_call(m, o.operands[k])) continue;
     const std::optional<AxisWindow> a = axis_window(m, p.operands[k]), b = axis_window(m, o.operands[k]);
     if (!a || !b || !(*a == *b)) return false;
   }

@@ -63,6 +63,12 @@ struct Reduction {
   /// element-wise op that also reads the local gradient: the norm scales the
   /// gradient (global-norm clipping, P2). The op doing it:
   int scales = -1;
+  /// A reduce's body function (add, mul, max, ...); Unknown for a contraction.
+  ScalarFn fn = ScalarFn::Unknown;
+  /// What an element of its result reads of the gradient (its own
+  /// coordinates, then the dimensions it and earlier reductions reduce):
+  /// whether the reduction itself is coarser than a tile, where P9 fails.
+  std::vector<GradRead> result_reads;
 };
 
 /// One result of the step function that depends on the gradient.
@@ -78,6 +84,21 @@ struct DagOutput {
   ValueDep exempt_input;
 };
 
+/// A value read along one axis only: `base` sliced (stablehlo.slice, or
+/// dynamic_slice) on dimension `axis`, every other dimension whole. The
+/// window is [start, limit) by `stride` when the start is known (a slice, or
+/// a dynamic_slice whose start is a constant, clamped as the op clamps it),
+/// else the dynamic start value `start_value` and the size.
+struct AxisWindow {
+  int base = -1;
+  int axis = -1;
+  bool known = false;
+  int64_t start = 0, limit = 0, stride = 1;
+  int start_value = -1;
+  int64_t size = 0;
+  bool operator==(const AxisWindow&) const = default;
+};
+
 struct Dag {
   int func = -1;               ///< the function holding the gradient
   int grad = -1;               ///< the gradient value
@@ -86,10 +107,22 @@ struct Dag {
   int producer = -1;           ///< the contraction whose result `grad` is (directly or transposed)
   int tied_at = -1;            ///< an op summing a second contraction into the gradient (element-wise)
   int tied_with = -1;          ///< ... that contraction (op id), not a token-slice split of the producer
-  /// ... and it contracts the producer's own operands (the same values, or
-  /// the same token windows of the same X and dY: same_operands), so the
-  /// same product is summed twice; otherwise it reads other operands.
-  bool tied_same = false;
+  /// ... and how its operands relate to the producer's: the producer's own
+  /// (the same values, or the same token windows of the same X and dY:
+  /// same_operands), so the same product is summed twice; token windows of
+  /// the same X and dY that overlap the producer's without being equal
+  /// (overlapping_windows: the tokens of both are counted twice, so it is no
+  /// partition of K); or other operands.
+  /// The contraction it is compared with is the producer, or a split-K
+  /// partner of it whose tokens it repeats (`tied_of`).
+  /// Unseen: it reads (or slices) an argument of a helper that several
+  /// ops call (`tied_unseen`, a function index), which is no one value, so
+  /// how its operands relate to the producer's is not known.
+  enum class Tied { Other, Same, Overlapping, Unseen };
+  Tied tied_operands = Tied::Other;
+  int tied_of = -1;
+  int tied_unseen = -1;
+  AxisWindow of_window, tied_window;  ///< Tied::Overlapping: tied_of's token window, then tied_with's
   /// Split-K written out: the contractions (op ids) summed element-wise into
   /// the gradient that contract token-axis slices of the same X and dY as
   /// the producer (split_partner), and the first op summing one in. They
@@ -117,21 +150,6 @@ struct Dag {
   const Reduction* reduction(int op) const;
 };
 
-/// A value read along one axis only: `base` sliced (stablehlo.slice, or
-/// dynamic_slice) on dimension `axis`, every other dimension whole. The
-/// window is [start, limit) by `stride` when the start is known (a slice, or
-/// a dynamic_slice whose start is a constant, clamped as the op clamps it),
-/// else the dynamic start value `start_value` and the size.
-struct AxisWindow {
-  int base = -1;
-  int axis = -1;
-  bool known = false;
-  int64_t start = 0, limit = 0, stride = 1;
-  int start_value = -1;
-  int64_t size = 0;
-  bool operator==(const AxisWindow&) const = default;
-};
-
 /// `v` as a window of a larger value along one axis (by its defining op's
 /// table role), or nullopt: not a slice, a slice along several axes, or a
 /// slice that takes a whole dimension everywhere.
@@ -141,9 +159,29 @@ std::optional<AxisWindow> axis_window(const Module& m, int v);
 /// part of the same K: each of the two contracts, on each side, a window
 /// along its one contracting axis of the same base value as the other's
 /// (X of X, dY of dY), with equal token windows on its two sides (the same
-/// tokens of X and dY), and the two windows differ (stablehlo.slice /
-/// dynamic_slice semantics). Two contractions over other operands are not.
+/// tokens of X and dY), and the two windows differ without sharing a token
+/// when both are known (stablehlo.slice / dynamic_slice semantics). Two
+/// contractions over other operands are not, nor two over overlapping windows
+/// (overlapping_windows).
 bool split_partner(const Module& m, int producer, int other);
+
+/// Whether contraction `other` contracts, like `producer`, a window of the
+/// same X and dY along the same axes (as split_partner), known windows that
+/// differ and share a token: the producer's window, then the other's.
+/// Their sum counts the shared tokens twice: it is no split of one K.
+std::optional<std::pair<AxisWindow, AxisWindow>> overlapping_windows(const Module& m, int producer, int other);
+
+/// `v`, or, when `v` is an argument of a function that exactly one op of the
+/// module calls, that call's operand in its place (repeatedly: a helper's
+/// helper). An argument of a function called from several places, or from
+/// none (the entry), stays itself: it is no one value, so nothing is read
+/// through it (fail closed). Windows and same-operand tests see through it.
+int through_one_call(const Module& m, int v);
+
+/// The function (index) with two or more call sites one of whose
+/// arguments `op` reads, directly, through through_one_call, or as the base
+/// of an axis_window; -1 when none.
+int shared_helper(const Module& m, const Op& op);
 
 /// Whether contraction `other` reads the same inputs as `producer`: the
 /// same values in order, or, operand by operand, the same window
