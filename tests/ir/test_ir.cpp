@@ -672,6 +672,52 @@ TEST(Slices, CallsAreFollowedIntoCalleesAndBackOutOfReturns) {
   EXPECT_EQ(out[1].first, add);
 }
 
+// What the entry (a public function) returns leaves the module: the return
+// is a use of its own; a private helper's return is followed to its callers
+// (#15 acceptance F2). A call of a declaration is opaque (F3).
+TEST(Slices, ReturnsOfTheEntryAreUsesAndDeclarationsAreOpaque) {
+  ir::Module m = parse_ok(
+      "func.func private @ext(tensor<4xf32>) -> tensor<4xf32>\n"
+      "func.func private @h(%x: tensor<4xf32>) -> tensor<4xf32> {\n"
+      "  %y = arith.negf %x : tensor<4xf32>\n"
+      "  return %y : tensor<4xf32>\n"
+      "}\n"
+      "func.func @f(%a: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {\n"
+      "  %r = func.call @h(%a) : (tensor<4xf32>) -> tensor<4xf32>\n"
+      "  %e = func.call @ext(%a) : (tensor<4xf32>) -> tensor<4xf32>\n"
+      "  return %r, %e : tensor<4xf32>, tensor<4xf32>\n"
+      "}\n");
+  int neg = -1, ret_f = -1, call_h = -1, call_ext = -1, h = -1, f = -1;
+  for (size_t i = 0; i < m.funcs.size(); ++i) {
+    if (m.funcs[i].name == "h") h = static_cast<int>(i);
+    if (m.funcs[i].name == "f") f = static_cast<int>(i);
+  }
+  for (const auto& o : m.ops) {
+    if (o.name == "arith.negf") neg = o.id;
+    if (o.is_return && o.func == f) ret_f = o.id;
+    if (o.name == "func.call" && o.callee == h) call_h = o.id;
+    if (o.name == "func.call" && o.callee < 0) call_ext = o.id;
+  }
+  ASSERT_GE(neg, 0);
+  ASSERT_GE(ret_f, 0);
+  ASSERT_GE(call_h, 0);
+  ASSERT_GE(call_ext, 0);
+  EXPECT_FALSE(m.funcs[h].is_public);
+  EXPECT_TRUE(m.funcs[f].is_public);
+  EXPECT_FALSE(ir::leaves_module(m, h));
+  EXPECT_TRUE(ir::leaves_module(m, f));
+  // negf's result: @h's return is followed to @f's, which stays a use.
+  auto out = ir::through_calls(m, m.values[m.ops[neg].results[0]].uses);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].first, ret_f);
+  EXPECT_EQ(out[0].second, 0);
+  EXPECT_FALSE(m.ops[call_h].opaque_call);
+  EXPECT_TRUE(m.ops[call_ext].opaque_call);
+  auto unknown = ir::unknown_op_ids(m);
+  ASSERT_EQ(unknown.size(), 1u);
+  EXPECT_EQ(unknown[0], call_ext);
+}
+
 // The verdict rule of a candidate (guards::decide, docs/ir-checking.md):
 // illegal when a deciding obligation was decided against its expected
 // answer; inconclusive when a deciding one is open (timeout, unknown, unsat

@@ -157,6 +157,10 @@ const ir::Attr* GuardContext::fact(const ir::Op& op, const std::string& key, con
                                    const std::string& prop, const std::string& obligation_id,
                                    const std::string& values) {
   if (const ir::Attr* a = op.attr(key)) return a;
+  // Stated, but of a kind or under a key the boundary refused: its
+  // input.attr.* error already says so, and an assumption does not stand
+  // in for what the IR states. The obligation stays open (require).
+  if (op.is_refused(key)) return require(op, key, prop, obligation_id, values);
   if (const ir::Attr* a = assumed(meaning)) {
     bool listed = false;
     for (auto& kv : out.assumed) listed = listed || kv.first == meaning;
@@ -165,10 +169,13 @@ const ir::Attr* GuardContext::fact(const ir::Op& op, const std::string& key, con
            "assumed " + meaning + " = \"" + a->text + "\" (--assume): " + op.name + " does not state '" + key + "'");
     return a;
   }
+  // Absent: require reports the missing key; the note goes on that error only.
+  const size_t before = out.diags.size();
   require(op, key, prop, obligation_id, values);
-  out.diags.back().notes.push_back(
-      {op.loc, "the IR does not state it: state it as the attribute '" + key + "', or assume it with --assume " +
-                   meaning + "=VALUE"});
+  if (out.diags.size() > before)
+    out.diags[before].notes.push_back(
+        {op.loc, "the IR does not state it: state it as the attribute '" + key + "', or assume it with --assume " +
+                     meaning + "=VALUE"});
   return nullptr;
 }
 

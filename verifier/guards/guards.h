@@ -110,6 +110,9 @@ struct GuardContext {
   /// attribute when present (it takes precedence), else the assumption
   /// (recorded in the report), else `require`'s missing obligation and error,
   /// with a note naming the --assume to add. `meaning` is also the assumption key.
+  /// A key the attribute boundary refused (stated with the wrong kind, or
+  /// not a key of op's table entry) is stated, not absent: no assumption
+  /// replaces it, and the boundary's input.attr.* error is its diagnostic.
   const ir::Attr* fact(const ir::Op& op, const std::string& key, const std::string& meaning, const std::string& prop,
                        const std::string& obligation_id, const std::string& values);
   /// Note at the producer.

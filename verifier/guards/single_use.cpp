@@ -187,6 +187,28 @@ void guard_single_use(GuardContext& g) {
           .notes.push_back(g.producer_note("weight-gradient producer here"));
       return;
     }
+    // A result of the entry computed from the gradient and constants alone
+    // (the gradient itself, scaled or cast) leaves the step whole: a second
+    // use beside the update, so no tile's epilogue can consume the gradient.
+    if (c.form == ir::Form::Dag && ir::leaves_module(m, dag.func))
+      for (const auto& o : dag.outputs) {
+        if (!o.dep.local()) continue;
+        ir::Loc at = g.producer().loc;  // the return that hands it out
+        for (int r : m.funcs[dag.func].ops)
+          if (m.ops[r].is_return && m.ops[r].parent < 0) at = m.ops[r].loc;
+        g.structural(id, claim, "violated",
+                     "result " + std::to_string(o.result_no) + " of " + m.funcs[dag.func].name +
+                         " is computed from the gradient and constants alone and leaves the module (" +
+                         m.funcs[dag.func].name + " is public or has no caller): a use beside the update");
+        auto& d = g.error("P1", id, at,
+                          "cannot fuse the update into the weight-gradient epilogue: " + gname + " is also result " +
+                              std::to_string(o.result_no) + " of @" + m.funcs[dag.func].name +
+                              " (element-wise, from the gradient and constants only), a second use that needs the "
+                              "whole gradient beside the update");
+        d.notes.push_back(g.producer_note("weight-gradient producer here; legal when the gradient is not returned "
+                                          "and its only use is the update"));
+        return;
+      }
     std::string outs;
     for (const auto& o : dag.outputs) outs += (outs.empty() ? "" : ", ") + std::to_string(o.result_no);
     g.structural(id, claim, "holds",

@@ -202,9 +202,16 @@ std::vector<std::pair<int, int>> through_calls(const Module& m, const std::vecto
       next = m.values[m.funcs[op.callee].args[u.second]].uses;
     } else if (op.is_return && op.func >= 0) {
       // Returned: the value's uses are those of every call's result.
+      bool called = false;
       for (const Op& call : m.ops)
-        if (call.callee == op.func && static_cast<size_t>(u.second) < call.results.size())
-          for (auto& r : m.values[call.results[u.second]].uses) next.push_back(r);
+        if (call.callee == op.func) {
+          called = true;
+          if (static_cast<size_t>(u.second) < call.results.size())
+            for (auto& r : m.values[call.results[u.second]].uses) next.push_back(r);
+        }
+      // What a public function (the entry) or an uncalled one returns leaves
+      // the module whole: the return is a use of its own.
+      if (!called || m.funcs[op.func].is_public) out.push_back(u);
     } else {
       out.push_back(u);
       continue;
@@ -212,6 +219,12 @@ std::vector<std::pair<int, int>> through_calls(const Module& m, const std::vecto
     for (auto it = next.rbegin(); it != next.rend(); ++it) work.push_back(*it);
   }
   return out;
+}
+
+bool leaves_module(const Module& m, int func) {
+  if (func < 0 || static_cast<size_t>(func) >= m.funcs.size()) return false;
+  if (m.funcs[func].is_public) return true;
+  return std::none_of(m.ops.begin(), m.ops.end(), [&](const Op& op) { return op.callee == func; });
 }
 
 namespace {
@@ -432,10 +445,13 @@ std::vector<Candidate> find_candidates(const Module& m, std::vector<Candidate>* 
       // first updated result stands for it (its facts: the DAG's).
       if (c.form == Form::Linalg && c.consumer < 0 && c.downstream >= 0) {
         const Dag dag = analyze_dag(m, op.func, c.grad);
-        bool updates = false;
+        bool updates = false, returned = false;
         for (const auto& o : dag.outputs) updates = updates || !o.dep.pure;
+        // The gradient (or an element-wise image of it) returned by the
+        // entry is a use beside the update, not part of it (P1.single_use).
+        for (const auto& o : dag.outputs) returned = returned || (o.dep.local() && leaves_module(m, op.func));
         const int at = dag.update_op;
-        if (dag.problem.empty() && dag.tied_at < 0 && dag.other_contraction < 0 && updates && at >= 0 &&
+        if (dag.problem.empty() && dag.tied_at < 0 && dag.other_contraction < 0 && updates && !returned && at >= 0 &&
             m.ops[at].kind == Op::Kind::Generic)
           for (int k = 0; k < m.ops[at].num_inputs && k < static_cast<int>(m.ops[at].operands.size()); ++k)
             if (depends_on(m, m.ops[at].operands[k], c.grad)) {
@@ -459,13 +475,22 @@ std::vector<Candidate> find_candidates(const Module& m, std::vector<Candidate>* 
 std::vector<int> unknown_op_ids(const Module& m) {
   std::vector<int> out;
   for (const Op& op : m.ops)
-    if (!op.registered && !is_known_tessera(op.name)) out.push_back(op.id);
+    if ((!op.registered && !is_known_tessera(op.name)) || op.opaque_call) out.push_back(op.id);
   return out;
+}
+
+/// How a diagnostic names an op fusecert has no semantics for: an unknown
+/// op, or a call whose callee has no body in the module (opaque as well).
+static std::string unknown_what(const Op& op) {
+  if (!op.opaque_call) return "unknown op '" + op.name + "'";
+  const Attr* callee = op.attr("callee");
+  return "call '" + op.name + "'" + (callee ? " of " + callee->text : std::string()) +
+         " to a function with no body in this module";
 }
 
 static diag::Diagnostic unknown_op_error(const Op& op) {
   return diag::error(op.loc, "input.unknown_op",
-                     "unknown op '" + op.name + "': fusecert has no semantics for it (it may read or write any "
+                     unknown_what(op) + ": fusecert has no semantics for it (it may read or write any "
                      "buffer), so no candidate whose slice holds it can be certified");
 }
 
@@ -588,8 +613,8 @@ std::vector<UnknownOpDiag> unknown_op_diags(const Module& m, const std::vector<C
     for (auto& [id, d] : out) {
       if (on[id]) continue;
       d.severity = diag::Severity::Remark;
-      d.message = "unknown op '" + m.ops[id].name +
-                       "': fusecert has no semantics for it; it neither reads nor computes any candidate's gradient, "
+      d.message = unknown_what(m.ops[id]) +
+                       ": fusecert has no semantics for it; it neither reads nor computes any candidate's gradient, "
                        "weight or state, so it is off every candidate's slice";
     }
     return out;
@@ -640,8 +665,8 @@ std::vector<UnknownOpDiag> unknown_op_diags(const Module& m, const std::vector<C
   for (auto& [id, d] : out) {
     if (near[id]) continue;
     d.severity = diag::Severity::Remark;
-    d.message = "unknown op '" + m.ops[id].name +
-                     "': fusecert has no semantics for it; no weight gradient reaches it and it feeds no optimizer's "
+    d.message = unknown_what(m.ops[id]) +
+                     ": fusecert has no semantics for it; no weight gradient reaches it and it feeds no optimizer's "
                      "gradient, so it is off every candidate's slice (the module has no candidate)";
   }
   return out;

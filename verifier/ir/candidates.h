@@ -87,7 +87,8 @@ std::vector<KeyProblem> collective_key_problems(const Module& m, const Op& op);
 std::vector<Candidate> find_candidates(const Module& m, std::vector<Candidate>* no_optimizer = nullptr);
 
 /// The ids of the ops fusecert cannot model (unregistered ops outside the
-/// known tessera set), in program order.
+/// known tessera set, and calls whose callee has no body in the module:
+/// Op::opaque_call), in program order.
 std::vector<int> unknown_op_ids(const Module& m);
 
 /// unknown_op_ids as error diagnostics, one per op in the same order: an
@@ -126,8 +127,15 @@ std::vector<diag::Diagnostic> collective_key_diags(const Module& m, const std::v
 /// module replaced by the uses of the callee's argument, and every use by a
 /// function's return replaced by the uses of each call's result, followed
 /// transitively: the slice of a value across func.call (optax emits private
-/// helpers). A use by an external callee stays a use of the call.
+/// helpers). A use by an external callee stays a use of the call. A return
+/// from a public function, or from one no op of the module calls, stays a
+/// use too: the value leaves the module (a private helper's return is
+/// followed to its callers only).
 std::vector<std::pair<int, int>> through_calls(const Module& m, const std::vector<std::pair<int, int>>& uses);
+
+/// Whether what function `func` returns leaves the module: it is public (the
+/// entry), or no op of the module calls it.
+bool leaves_module(const Module& m, int func);
 
 /// The DPS init operands of a linalg op (value ids).
 std::vector<int> inits(const Op& op);

@@ -358,6 +358,7 @@ struct Translator {
       o.num_inputs = static_cast<int>(d.getNumDpsInputs());
     }
     if (auto call = mlir::dyn_cast<mlir::CallOpInterface>(op)) {
+      o.opaque_call = true;  // until resolved to a function with a body
       if (auto sym = mlir::dyn_cast_if_present<mlir::SymbolRefAttr>(call.getCallableForCallee()))
         calls.emplace_back(o.id, sym.getLeafReference().str());
     }
@@ -453,6 +454,7 @@ LoadResult parse_mlir(const std::string& text, const std::string& filename) {
     Func fn;
     fn.name = f.getSymName().str();
     fn.loc = to_loc(f.getLoc());
+    fn.is_public = f.isPublic();
     int id = static_cast<int>(t.mod.funcs.size());
     t.mod.funcs.push_back(fn);
     if (f.isExternal()) {
@@ -464,7 +466,10 @@ LoadResult parse_mlir(const std::string& text, const std::string& filename) {
   });
   for (const auto& [op, name] : t.calls)
     for (size_t f = 0; f < t.mod.funcs.size(); ++f)
-      if (t.mod.funcs[f].name == name && !t.mod.funcs[f].external) t.mod.ops[op].callee = static_cast<int>(f);
+      if (t.mod.funcs[f].name == name && !t.mod.funcs[f].external) {
+        t.mod.ops[op].callee = static_cast<int>(f);
+        t.mod.ops[op].opaque_call = false;
+      }
   res.module = std::move(t.mod);
   return res;
 }

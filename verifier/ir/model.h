@@ -174,6 +174,10 @@ struct Op {
   /// A call (CallOpInterface: func.call, ...) to a function of this module:
   /// its index in Module::funcs; -1 otherwise (indirect, or external).
   int callee = -1;
+  /// A call whose callee has no body here (a declaration, a symbol outside
+  /// the module, an indirect call): what it computes is unknown, like an
+  /// unknown op's.
+  bool opaque_call = false;
   bool is_return = false;                    ///< a function's terminator (func.return)
   /// Kind::Loop: the body's iteration arguments (value ids), one per result.
   std::vector<int> iter_args;
@@ -206,6 +210,9 @@ struct Func {
   std::string name;
   Loc loc;
   bool external = false;  ///< a declaration without a body
+  /// Public (MLIR's default symbol visibility): callable from outside the
+  /// module, so what it returns leaves the module.
+  bool is_public = true;
   std::vector<int> args;  ///< value ids
   std::vector<int> ops;   ///< op ids in program order (pre-order, nested regions included)
 };

@@ -44,7 +44,10 @@ void shift_lines(LoadResult& r, const std::string& file, unsigned first_line) {
   auto shift = [&](Loc& l) {
     if (l.line > 0 && l.file == file) l.line += by;
   };
-  for (auto& d : r.diags) shift(d.loc);
+  for (auto& d : r.diags) {
+    shift(d.loc);
+    for (auto& n : d.notes) shift(n.loc);  // MLIR's own notes ("see current operation") too
+  }
   if (!r.module) return;
   for (auto& o : r.module->ops) shift(o.loc);
   for (auto& v : r.module->values) shift(v.loc);
