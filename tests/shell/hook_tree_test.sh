@@ -39,7 +39,8 @@
 #      hook (j) and CI once the deletion is committed
 #   o. git fails while the deletions are read (a `git` whose `log` exits 3):
 #      the run cannot be checked -> 2 with a diagnostic naming `git log`,
-#      never a silent "nothing was deleted"
+#      never a silent "nothing was deleted"; the native hook, which reads
+#      history itself, says hook.failed -> 2
 #   p. git cannot be run at all (not on PATH) while the root holds .git -> 2
 # A change that breaks nothing commits (0), and in every case a tree run over
 # the same (fully staged) tree gives the hook's answer.
@@ -270,6 +271,9 @@ chmod +x "$W/fakegit/git"
 expect 2 o env PATH="$W/fakegit:$PATH" "$BIN" docs --whole-tree
 contains o.err "git log --diff-filter=D. failed (exit 3)"
 grep -q "anchor\.\|routing\." "$W/o.out" && fail "o: findings printed though the run could not be checked"
+# The native hook reads history itself: the same failure is hook.failed (2).
+expect 2 o_hook env PATH="$W/fakegit:$PATH" sh "$hook"
+contains o_hook.err "git log --diff-filter=D failed.*hook.failed"
 
 # p. No git at all, though the root holds .git.
 expect 2 p env PATH=/nonexistent "$BIN" docs --whole-tree
