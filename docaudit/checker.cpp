@@ -249,16 +249,54 @@ std::vector<std::string> git_ignored(const fs::path& root) {
 std::vector<fs::path> git_deleted(const fs::path& root) {
   std::error_code ec;
   if (!fs::exists(root / ".git", ec)) return {};
-  std::string text;
-  // No history (a fresh repository, no HEAD) or no git: nothing was deleted.
-  if (git_output(root, {"log", "-z", "--format=", "--name-only", "--no-renames", "--diff-filter=D", "HEAD", "--"},
-                 text) != 0)
-    return {};
+  // Any failure below is an error (exit 2), never "nothing was deleted": an
+  // empty answer would let `git rm -r src` turn a document's `src/x.py` into
+  // "not a path", and the run (CI's, or the pre-commit framework's) pass a
+  // tree whose path is broken. Failing the run is what fails closed.
+  auto failed = [&](const std::string& what, int st) {
+    return UsageError(root.string() + ": `git " + what + "` failed (" +
+                      (st == 127 ? std::string("git cannot be run") : "exit " + std::to_string(st)) +
+                      "), so the paths this repository deleted cannot be read; they keep their folders path roots "
+                      "(anchor.broken-path), so the run cannot be checked without them");
+  };
+  std::string top;
+  const int st = git_output(root, {"rev-parse", "--show-toplevel"}, top);
+  if (st == 127) throw failed("rev-parse", st);
+  // 128: `.git` is there but is no repository (a bare marker folder). A
+  // top level elsewhere: git found an enclosing repository, not this one's.
+  if (st == 128) return {};
+  if (st != 0) throw failed("rev-parse --show-toplevel", st);
+  while (!top.empty() && (top.back() == '\n' || top.back() == '\r')) top.pop_back();
+  if (!fs::equivalent(fs::path(top), root, ec)) return {};
+  auto paths = [](const std::string& text, std::vector<fs::path>& out) {
+    for (auto& p : split_nul(text)) {
+      while (!p.empty() && p.front() == '\n') p.erase(0, 1);
+      if (!p.empty()) out.emplace_back(p);
+    }
+  };
   std::vector<fs::path> out;
-  for (auto& p : split_nul(text)) {
-    while (!p.empty() && p.front() == '\n') p.erase(0, 1);
-    if (!p.empty()) out.emplace_back(p);
+  std::string text;
+  // No HEAD (a fresh repository, nothing committed): no history deleted
+  // anything. `--verify -q` exits 1 exactly then.
+  const int head = git_output(root, {"rev-parse", "--verify", "-q", "HEAD"}, text);
+  if (head != 0 && head != 1) throw failed("rev-parse --verify HEAD", head);
+  if (head == 0) {
+    text.clear();
+    // Committed deletions: what CI's checkout sees.
+    if (const int rc = git_output(root, {"log", "-z", "--format=", "--name-only", "--no-renames", "--diff-filter=D", "HEAD", "--"}, text);
+        rc != 0)
+      throw failed("log --diff-filter=D", rc);
+    paths(text, out);
   }
+  // Staged deletions: what the commit being made deletes. The pre-commit
+  // framework runs `fusecert docs --whole-tree` in the work tree before the
+  // commit exists, so history does not hold them yet (issue #18 acceptance
+  // F2); in CI's clean checkout there are none.
+  text.clear();
+  if (const int rc = git_output(root, {"diff", "--cached", "-z", "--name-only", "--no-renames", "--diff-filter=D", "--"}, text);
+      rc != 0)
+    throw failed("diff --cached --diff-filter=D", rc);
+  paths(text, out);
   return out;
 }
 

@@ -82,9 +82,12 @@ std::vector<std::filesystem::path> collect_documents(const std::vector<std::file
 /// repository, or git is not installed. Throws UsageError when git fails
 /// otherwise.
 std::vector<std::string> git_ignored(const std::filesystem::path& root);
-/// Every path a commit reachable from HEAD deleted (`git log --diff-filter=D`,
-/// repository-relative), when `root` holds `.git`; empty without git or
-/// history. Their first folders stay path roots (anchor.broken-path).
+/// Every path a commit reachable from HEAD deleted (`git log --diff-filter=D`)
+/// and every deletion staged in the index (`git diff --cached
+/// --diff-filter=D`), repository-relative, when `root` holds `.git`; empty
+/// without `.git`, when `.git` is no repository of `root`'s own, and
+/// (history) before the first commit. Their first folders stay path roots
+/// (anchor.broken-path). Throws UsageError when git cannot be run or fails.
 std::vector<std::filesystem::path> git_deleted(const std::filesystem::path& root);
 
 }  // namespace fusecert::docaudit

@@ -498,7 +498,9 @@ RuleSet from_yaml(const YAML::Node& merged, const std::string& label, const YAML
   rs.status_roles = r.list("anchoring.status_roles");
   rs.path_roots = r.list("anchoring.path_roots");
   rs.external_schemes = r.list("anchoring.external_schemes");
-  rs.path_intent_words = r.list("anchoring.path_intent_words");
+  rs.path_intent_markers = r.list("anchoring.path_intent_markers");
+  rs.path_intent_verbs = r.list("anchoring.path_intent_verbs");
+  rs.path_intent_modals = r.list("anchoring.path_intent_modals");
   rs.unchecked_path_docs = r.list("anchoring.unchecked_path_docs");
   rs.deliverable_headers = r.list("anchoring.deliverable_headers");
   rs.other_repositories = r.list("anchoring.other_repositories");

@@ -86,7 +86,8 @@ struct RuleSet {
   std::vector<RetainedSnapshot> retained;
   // anchoring
   std::vector<std::string> status_roles, path_roots, external_schemes;
-  std::vector<std::string> path_intent_words, unchecked_path_docs, deliverable_headers;
+  std::vector<std::string> path_intent_markers, path_intent_verbs, path_intent_modals, unchecked_path_docs,
+      deliverable_headers;
   /// Names of other repositories a path may be written under (besides those
   /// a document pins or declares itself).
   std::vector<std::string> other_repositories;

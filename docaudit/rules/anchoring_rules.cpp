@@ -66,10 +66,18 @@ std::string path_candidate(std::string s) {
 
 /// The text a reader takes as the lead-in of a code span: the clause before
 /// it in its block (back to the sentence start, at most 120 bytes), or, when
-/// the span opens its block, the tail of the block before it.
+/// the span opens its block, the tail of the block before it. Each code span
+/// in it (one space in the block's text) reads as a \x01 byte, so a list of
+/// paths before this one reads as a list.
 std::string lead_in(const Document& doc, const CodeSpan& c) {
   const auto& prose = doc.outline.prose;
   if (c.prose < 0 || c.prose >= static_cast<long>(prose.size())) return "";
+  auto masked = [&](long block) {
+    std::string text = prose[block].text;
+    for (const auto& o : doc.outline.code_spans)
+      if (o.prose == block && o.offset < text.size()) text[o.offset] = '\x01';
+    return text;
+  };
   auto clause = [](const std::string& text, std::size_t end) {
     std::size_t start = end > 120 ? end - 120 : 0;
     for (std::size_t i = end; i > start; --i)
@@ -79,12 +87,157 @@ std::string lead_in(const Document& doc, const CodeSpan& c) {
       }
     return text.substr(start, end - start);
   };
-  std::string before = clause(prose[c.prose].text, std::min(c.offset, prose[c.prose].text.size()));
+  const std::string own = masked(c.prose);
+  std::string before = clause(own, std::min(c.offset, own.size()));
   if (trim(before).empty() && c.prose > 0 && prose[c.prose - 1].section == c.section) {
-    const std::string& prev = prose[c.prose - 1].text;
+    const std::string prev = masked(c.prose - 1);
     before = clause(prev, prev.size());
   }
   return before;
+}
+
+/// One token of a lead-in: a word (lower case; `per-target` is one word), a
+/// code span, or a punctuation mark that bounds a phrase.
+struct Token {
+  enum Kind { word, code, mark } kind;
+  std::string text;
+};
+
+std::vector<Token> tokens_of(const std::string& s) {
+  auto dash = [&](std::size_t i) { return s.compare(i, 3, "\xE2\x80\x94") == 0 || s.compare(i, 3, "\xE2\x80\x93") == 0; };
+  auto word_byte = [&](std::size_t i) {
+    const unsigned char d = static_cast<unsigned char>(s[i]);
+    return (std::isalnum(d) || d == '_' || d == '#' || d >= 0x80) && !dash(i);
+  };
+  std::vector<Token> out;
+  for (std::size_t i = 0; i < s.size();) {
+    const unsigned char ch = static_cast<unsigned char>(s[i]);
+    if (ch == 0x01) {
+      while (i < s.size() && s[i] == '\x01') ++i;
+      out.push_back({Token::code, ""});
+    } else if (word_byte(i)) {
+      std::size_t j = i;
+      while (j < s.size() && (word_byte(j) || s[j] == '\'' ||
+                              (s[j] == '-' && j + 1 < s.size() && std::isalnum(static_cast<unsigned char>(s[j + 1])))))
+        ++j;
+      out.push_back({Token::word, lower_ascii(s.substr(i, j - i))});
+      i = j;
+    } else if (dash(i)) {
+      out.push_back({Token::mark, "-"});  // an em or en dash
+      i += 3;
+    } else {
+      if (std::string_view(":(),;-|[/&+").find(static_cast<char>(ch)) != std::string_view::npos)
+        out.push_back({Token::mark, std::string(1, static_cast<char>(ch))});
+      ++i;
+    }
+  }
+  return out;
+}
+
+bool listed(const std::vector<std::string>& words, const std::string& w) {
+  return std::find_if(words.begin(), words.end(), [&](const std::string& x) { return lower_ascii(x) == w; }) !=
+         words.end();
+}
+
+/// Words that state where a thing is now ("The new scheduler lives in `x`",
+/// "The target emitter is `x`"): between an intent word and the path, they
+/// make the sentence an existence claim whatever came before.
+bool states_presence(const std::string& w) {
+  static const std::set<std::string> finite = {"is",     "are",     "was",    "were",   "lives",  "sits",
+                                               "resides", "exists", "contains", "holds", "implemented",
+                                               "defined", "located"};
+  return finite.count(w) > 0;
+}
+
+/// Joining words a marker may reach the path through ("proposed as `x`",
+/// "toward the `x`", "New file `x`").
+bool joining(const std::string& w) {
+  static const std::set<std::string> joins = {"a",    "an",    "the",  "as",   "at",   "in",     "into",
+                                              "to",   "under", "from", "for",  "of",   "on",     "called",
+                                              "named", "file", "files", "folder", "folders", "directory", "module", "path"};
+  return joins.count(w) > 0;
+}
+
+bool bounds_phrase(const Token& t) {
+  return t.kind == Token::mark && t.text != "/" && t.text != "&" && t.text != "+" && t.text != "[";
+}
+
+/// The path's own sentence says it is planned or gone, in one of the forms
+/// docs/docaudit.md names (the external-path rule, "Planned"): the lead-in's
+/// words are read as phrases that govern the path, never as a bag of words.
+///  - a marker (anchoring.path_intent_markers) right before the path, through
+///    joining words only: "New `x`", "proposed as `x`", "toward `x`";
+///  - a short label (at most 4 words) ending in ':' right before it, that
+///    holds a marker or opens with an intent verb: "Candidate implementation:
+///    `x`", "(target: `x`)", "**Deleted:** `x`", "planned: `x`";
+///  - an intent verb (anchoring.path_intent_verbs) that opens its clause or
+///    follows "to", at most 5 words before the path: "Write `x`", "TODO:
+///    create `x`", "Add a test at `x`";
+///  - a modal (anchoring.path_intent_modals) at most 6 words before it:
+///    "will add `x`", "to be written at `x`", "will live in `x`".
+/// No mark bounding a phrase, and for the first and third forms no word that
+/// states presence ("is", "lives", ...), may stand between. A list of code
+/// spans right before the path ("New files: `a`, `b`, and `c`") is skipped:
+/// the path shares the list's lead-in.
+bool planned_by_lead_in(const std::string& lead, const RuleSet& r) {
+  std::vector<Token> t = tokens_of(lead);
+  auto is_word = [&](std::size_t i, std::string_view w) { return t[i].kind == Token::word && t[i].text == w; };
+  // Skip a list of code spans before the path.
+  for (;;) {
+    std::size_t n = t.size(), seps = 0;
+    while (n > 0 && ((t[n - 1].kind == Token::mark && (t[n - 1].text == "," || t[n - 1].text == "/" ||
+                                                       t[n - 1].text == "&" || t[n - 1].text == "+")) ||
+                     is_word(n - 1, "and") || is_word(n - 1, "or"))) {
+      --n;
+      ++seps;
+    }
+    if (seps == 0 || n == 0 || t[n - 1].kind != Token::code) break;
+    t.resize(n - 1);
+  }
+  while (!t.empty() && t.back().kind == Token::mark && (t.back().text == "(" || t.back().text == "[")) t.pop_back();
+  if (t.empty()) return false;
+  const std::size_t n = t.size();
+  // A label ending in ':' right before the path.
+  if (t[n - 1].kind == Token::mark && t[n - 1].text == ":") {
+    std::size_t a = n - 1;
+    while (a > 0 && !bounds_phrase(t[a - 1])) --a;
+    const std::size_t words = n - 1 - a;
+    if (words > 0 && words <= 4) {
+      bool marked = t[a].kind == Token::word && listed(r.path_intent_verbs, t[a].text);
+      for (std::size_t k = a; k < n - 1; ++k) marked = marked || (t[k].kind == Token::word && listed(r.path_intent_markers, t[k].text));
+      if (marked) return true;
+    }
+  }
+  // A marker (or a modal, a verb) and only allowed words between it and the path.
+  std::size_t end = n;
+  if (t[end - 1].kind == Token::mark && t[end - 1].text == ":") --end;
+  for (std::size_t k = end, joins = 0; k > 0; --k) {  // markers
+    const Token& w = t[k - 1];
+    if (w.kind != Token::word) break;
+    if (listed(r.path_intent_markers, w.text)) return true;
+    if (!joining(w.text) || ++joins > 2) break;
+  }
+  for (std::size_t k = end, between = 0; k > 0 && between <= 6; --k, ++between) {  // verbs and modals
+    const Token& w = t[k - 1];
+    if (w.kind != Token::word) break;
+    if (states_presence(w.text) && w.text != "implemented" && w.text != "defined" && w.text != "located") {
+      break;  // "The pass that will replace it is `x`"
+    }
+    for (const auto& m : r.path_intent_modals) {  // a modal of one or more words ending here
+      const std::vector<Token> mt = tokens_of(m);
+      if (mt.empty() || mt.size() > k) continue;
+      bool match = true;
+      for (std::size_t q = 0; q < mt.size() && match; ++q) match = t[k - mt.size() + q].kind == Token::word && t[k - mt.size() + q].text == mt[q].text;
+      if (match) return true;
+    }
+    if (between <= 5 && listed(r.path_intent_verbs, w.text)) {
+      const bool opens = k == 1 || bounds_phrase(t[k - 2]) || is_word(k - 2, "to");
+      bool present = false;
+      for (std::size_t q = k; q < end; ++q) present = present || states_presence(t[q].text);
+      if (opens && !present) return true;
+    }
+  }
+  return false;
 }
 
 /// A code span in a plan's deliverables table: a table cell whose column
@@ -366,7 +519,7 @@ void check_paths(const Document& doc, const Context& ctx, Sink& sink) {
     }
     if (landed || in_context) continue;
     if (written_under_other_repository(doc, c, repos, repo, r)) continue;
-    if (any_word(lead_in(doc, c), r.path_intent_words)) {
+    if (planned_by_lead_in(lead_in(doc, c), r)) {
       intended_paths.insert(p);
       continue;
     }

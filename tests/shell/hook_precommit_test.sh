@@ -3,7 +3,8 @@
 # framework, offline: a hooks repository holding that file, a project using
 # fusecert-docs and fusecert-ir; a plan with no plan_state is rejected with
 # the finding printed, the fixed commit goes through, an illegal fusion in a
-# staged .mlir is rejected, also in a file named -h.mlir.
+# staged .mlir is rejected, also in a file named -h.mlir; a staged
+# `git rm -r src` that breaks a document's `src/x.py` is rejected.
 # Usage: hook_precommit_test.sh FUSECERT SRCDIR PRE_COMMIT
 . "$(dirname "$0")/lib.sh"
 PC=$3
@@ -92,5 +93,18 @@ printf '# Notes\n\nSee [gone](gone.md).\n' >NOTES.md
 git add NOTES.md
 commit notes 0 "a root NOTES.md with a broken link"
 expect 0 notes_ci "$BIN" docs --repo-root .
+
+# `git rm -r src` while REF.md names `src/x.py` (issue #18 acceptance F2):
+# fusecert-docs runs in the work tree before the commit exists, so the
+# deletion is only in the index; src stays a path root and the path is
+# broken -> Failed (1), as the native hook and CI's tree run after it say.
+mkdir -p src && printf 'x = 1\n' >src/x.py
+printf 'The helper is `src/x.py`.\n' >>docs/audit/REF.md
+git add src/x.py docs/audit/REF.md
+commit src_base 0 "name src/x.py"
+git rm -r -q src
+commit src_removed 1 "delete src while REF.md names src/x.py"
+contains src_removed.log "docs/audit/REF.md:.*repository path .src/x.py. does not exist.*anchor.broken-path"
+git reset -q --hard
 
 finish

@@ -32,6 +32,16 @@
 #      nothing in the commit -> 1 (anchor.broken-path), as CI says
 #   m. a staged .mlir that does not parse: a finding about the commit
 #      (certify exit 2), so hook.rejected -> 1, never hook.failed
+#   n. the pre-commit framework's form (.pre-commit-hooks.yaml fusecert-docs:
+#      `fusecert docs --whole-tree` in the work tree, before the commit
+#      exists) with `git rm -r src` staged while A names `src/x.py`: history
+#      does not hold the deletion yet, the index does -> 1, as the native
+#      hook (j) and CI once the deletion is committed
+#   o. git fails while the deletions are read (a `git` whose `log` exits 3):
+#      the run cannot be checked -> 2 with a diagnostic naming `git log`,
+#      never a silent "nothing was deleted"; the native hook, which reads
+#      history itself, says hook.failed -> 2
+#   p. git cannot be run at all (not on PATH) while the root holds .git -> 2
 # A change that breaks nothing commits (0), and in every case a tree run over
 # the same (fully staged) tree gives the hook's answer.
 # Usage: hook_tree_test.sh FUSECERT SRCDIR
@@ -245,5 +255,28 @@ contains m.err "hook.rejected"
 grep -q "hook.failed" "$W/m.err" && fail "m: a file that does not parse was reported as hook.failed"
 git reset -q --hard
 rm -f bad.mlir
+
+# n. The framework's run: the staged deletion, read from the index.
+[ -f src/x.py ] || fail "n: the base tree must hold src/x.py"
+git rm -r -q src
+expect 1 n "$BIN" docs --whole-tree
+contains n.out "docs/audit/A.md:.*repository path .src/x.py. does not exist.*anchor.broken-path"
+[ "$(grep -c 'A.md:.*anchor.broken-path' "$W/n.out")" -eq 1 ] || fail "n: A's finding not printed once"
+git reset -q --hard
+
+# o. A git whose `log` fails: exit 2, the failure named.
+mkdir -p "$W/fakegit"
+printf '#!/bin/sh\ncase " $* " in *" log "*) exit 3 ;; esac\nexec %s "$@"\n' "$(command -v git)" >"$W/fakegit/git"
+chmod +x "$W/fakegit/git"
+expect 2 o env PATH="$W/fakegit:$PATH" "$BIN" docs --whole-tree
+contains o.err "git log --diff-filter=D. failed (exit 3)"
+grep -q "anchor\.\|routing\." "$W/o.out" && fail "o: findings printed though the run could not be checked"
+# The native hook reads history itself: the same failure is hook.failed (2).
+expect 2 o_hook env PATH="$W/fakegit:$PATH" sh "$hook"
+contains o_hook.err "git log --diff-filter=D failed.*hook.failed"
+
+# p. No git at all, though the root holds .git.
+expect 2 p env PATH=/nonexistent "$BIN" docs --whole-tree
+contains p.err "git cannot be run"
 
 finish
