@@ -67,10 +67,20 @@ def undecided(o):
 
 
 def outcome(c):
+    """(verdict, propositions, obligation ids) of one candidate: the failing (illegal) or undecided
+    (inconclusive) obligations, each '+'-joined and sorted, '-' when none."""
     verdict = c["verdict"]
     pick = failing if verdict == "illegal" else undecided if verdict == "inconclusive" else None
     props = sorted({o["proposition"] for o in c["obligations"] if pick and pick(o)})
-    return verdict, "+".join(props) if props else "-"
+    ids = sorted({o["id"] for o in c["obligations"] if pick and pick(o)})
+    return verdict, "+".join(props) if props else "-", "+".join(ids) if ids else "-"
+
+
+def shown(got, want_rule):
+    """A row's rule names propositions (P1) or obligation ids (P1.k_whole, the reason): the
+    outcome at that grain, as (verdict, rule)."""
+    verdict, props, ids = got
+    return verdict, ids if "." in want_rule else props
 
 
 def producer_name(path, loc):
@@ -117,7 +127,7 @@ def answer_of(runs, r):
     got, err = runs[(r[0], r[2])]
     if got is None:
         return ("error", err.split(":")[0] if err.startswith("input.") else "usage"), err
-    return got.get(r[1], ("none", "-")), None
+    return shown(got.get(r[1], ("none", "-", "-")), r[4]), None
 
 
 def check_expectations(a, rows):

@@ -190,7 +190,8 @@ InputReport certify_module(const std::string& text, const std::string& file, uns
   if (cands.empty() && !unlisted_fused)
     r.diags.push_back(diag::warning(ir::Loc{file, first_line > 1 ? first_line : 0, 0}, "input.no_candidate",
                                     "no weight-gradient producer → optimizer candidate found (looked for "
-                                    "linalg.matmul_transpose_a, linalg.matmul fed by linalg.transpose, K-major "
+                                    "linalg.matmul_transpose_a, linalg.batch_matmul_transpose_a, linalg.matmul fed by "
+                                    "linalg.transpose, K-major "
                                     "contraction linalg.generic, tessera.matmul {transposeA = true}, "
                                     "tessera.training.wgrad_* and stablehlo.dot_general contracting the token axis "
                                     "of both operands)"));

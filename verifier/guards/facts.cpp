@@ -2,7 +2,9 @@
 
 namespace fusecert::guards {
 
-Facts compute_facts(const ir::Module& m, const ir::Candidate& c, unsigned timeout_ms) {
+namespace {
+
+Facts base_facts(const ir::Module& m, const ir::Candidate& c, unsigned timeout_ms) {
   Facts f;
   const ir::DialectTables& tables = ir::dialects();
   f.producer_spec = tables.find(m.ops[c.producer].name);
@@ -81,6 +83,16 @@ Facts compute_facts(const ir::Module& m, const ir::Candidate& c, unsigned timeou
       else if (rec.roles[i] != "g") f.state_values.push_back(cons.operands[i]);
     }
   }
+  return f;
+}
+
+}  // namespace
+
+Facts compute_facts(const ir::Module& m, const ir::Candidate& c, unsigned timeout_ms) {
+  Facts f = base_facts(m, c, timeout_ms);
+  std::vector<int> held = f.state_values;
+  if (f.weight_value >= 0) held.push_back(f.weight_value);
+  f.routed = ir::routed_structure(m, c, held);
   return f;
 }
 

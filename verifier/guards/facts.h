@@ -16,6 +16,7 @@
 #include "verifier/ir/dialect_table.h"
 #include "verifier/ir/model.h"
 #include "verifier/ir/recognize.h"
+#include "verifier/ir/routed_structure.h"
 
 namespace fusecert::guards {
 
@@ -49,6 +50,10 @@ struct Facts {
   /// A DAG consumer (Form::Dag): how each of the step's results depends on
   /// the gradient (verifier/ir/dependence.h), computed once here.
   std::optional<ir::Dag> dag;
+  /// What in the IR shows the weight gradient to be per expert (grouped, or
+  /// the weight picked from a stack at a runtime index): routing is then
+  /// conditional whatever is stated or assumed (verifier/ir/routed_structure.h).
+  std::optional<ir::RoutedStructure> routed;
 };
 
 /// The facts of `c`. Never throws on hostile input (solver failures come

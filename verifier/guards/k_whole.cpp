@@ -122,7 +122,7 @@ void guard_k_whole(GuardContext& g) {
     splits = 2;
     evidence = "split-K over a loop: " + p.name + " at " + p.loc.str() + " accumulates into the iteration argument of " +
                loop.name + " at " + loop.loc.str() + ", which sums one partial product per iteration";
-  } else if (g.c.form == ir::Form::Dag && g.facts.dag && !g.facts.dag->split_partners.empty()) {
+  } else if (g.facts.dag && g.facts.dag->problem.empty() && !g.facts.dag->split_partners.empty()) {
     // Split-K written out: contractions over other token slices of the same
     // X and dY summed into the gradient (ir::split_partner, by the slices'
     // semantics, whatever the ops are called).

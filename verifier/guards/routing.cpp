@@ -8,6 +8,7 @@
 #include <map>
 #include <optional>
 
+#include "verifier/guards/assumptions.h"
 #include "verifier/guards/guards.h"
 #include "verifier/ir/dependence.h"
 #include "verifier/ir/dialect_table.h"
@@ -97,6 +98,36 @@ std::optional<std::string> zero_grad_query(const GuardContext& g, const ir::Op& 
   return q.smt2();
 }
 
+/// SMT-LIB2 (QF_NRA): ∃ inputs such that the consumer's body at g = 0
+/// gives a result other than the one value `w` it updates (the consumer
+/// has one result and holds one value: W, proven or not). unsat: an
+/// unrouted step that runs no pass is the body at g = 0 (W − lr·0 = W).
+/// nullopt when a body op is not modelled.
+std::optional<std::string> unchanged_query(const GuardContext& g, const ir::Op& cons, int w) {
+  const int wr = 0;
+  if (!cons.body || w < 0 || cons.results.size() != 1) return std::nullopt;
+  z3::context ctx;
+  smt::RealArith ra(ctx, {});
+  std::map<int, z3::expr> var;
+  auto of = [&](int v) {
+    auto it = var.find(v);
+    if (it == var.end()) it = var.emplace(v, ctx.real_const(("x" + std::to_string(v)).c_str())).first;
+    return it->second;
+  };
+  std::vector<z3::expr> args;
+  for (size_t k = 0; k < cons.body->num_args; ++k)
+    args.push_back(static_cast<int>(k) == g.c.consumer_operand ? ctx.real_val(0)
+                   : k < cons.operands.size() && static_cast<int>(k) < cons.num_inputs
+                       ? of(cons.operands[k])
+                       : ctx.real_const(("consumer_out" + std::to_string(k)).c_str()));
+  auto out = ir::eval_body_reals(ra, *cons.body, args);
+  if (!out || static_cast<size_t>(wr) >= out->size()) return std::nullopt;
+  smt::Query q(ctx);
+  for (const auto& e : ra.side()) q.add(e);
+  q.add((*out)[wr] != of(w));
+  return q.smt2();
+}
+
 }  // namespace
 
 void guard_routing(GuardContext& g) {
@@ -106,6 +137,20 @@ void guard_routing(GuardContext& g) {
     // table entry and is an input error on the slice), and the DAG computes
     // every result on every call.
     if (!g.facts.dag->problem.empty()) return;
+    if (g.facts.routed) {
+      // Per expert by the IR's structure: an unrouted step is not shown by a
+      // DAG consumer (no state operands, no pass), so it is not decided.
+      g.structural("P5.routing",
+                   "every step applies the state decay the reference update applies (dense routing, or a "
+                   "gradient-free decay pass covering the same state)",
+                   "missing", "conditional by structure: " + g.facts.routed->what);
+      g.error("P5", "P5.routing", g.m.ops[g.facts.routed->op].loc,
+              "cannot decide the unrouted steps of this weight gradient: " + g.facts.routed->what +
+                  ", so its routing is conditional whatever is stated or assumed, and fusecert does not check the "
+                  "unrouted steps of a DAG consumer")
+          .notes.push_back(g.producer_note("weight-gradient producer here"));
+      return;
+    }
     g.structural("P5.routing",
                  "every step applies the state decay the reference update applies (dense routing, or a "
                  "gradient-free decay pass covering the same state)",
@@ -121,7 +166,31 @@ void guard_routing(GuardContext& g) {
   const std::string claim = "every step applies the state decay the reference update applies (dense routing, or a "
                             "gradient-free decay pass covering the same state)";
   const std::string k_routing = ir::key_of(*cons, "routing");
-  const ir::Attr* a = g.fact(*cons, k_routing, "routing", "P5", id, "\"dense\" or \"conditional\"");
+  // Structure beats both: a grouped or expert-indexed weight gradient is
+  // conditional whatever the attribute or the assumption says (issue #16).
+  ir::Attr by_structure;
+  by_structure.kind = ir::Attr::Kind::String;
+  by_structure.text = "conditional";
+  const ir::Attr* a = nullptr;
+  if (g.facts.routed) {
+    const ir::Attr* stated = cons->attr(k_routing);
+    const ir::Attr* told = stated ? nullptr : assumed("routing");
+    const ir::Attr* said = stated ? stated : told;
+    const ir::Loc at = g.m.ops[g.facts.routed->op].loc;
+    if (said && !(said->kind == ir::Attr::Kind::String && said->text == "conditional")) {
+      auto& w = g.warning("P5", id, cons->loc,
+                          std::string(stated ? k_routing + " = " + said->text + " on " + cons->name
+                                             : "the assumption routing = \"" + said->text + "\" (--assume)") +
+                              " is overridden by the IR's structure: " + g.facts.routed->what +
+                              ", so routing is conditional whatever is stated or assumed");
+      w.notes.push_back({at, "the structure that makes the routing conditional is here"});
+    } else {
+      g.remark("P5", id, at, "routing is conditional by the IR's structure: " + g.facts.routed->what);
+    }
+    a = &by_structure;
+  } else {
+    a = g.fact(*cons, k_routing, "routing", "P5", id, "\"dense\" or \"conditional\"");
+  }
   if (!a) return;
   if (a->kind != ir::Attr::Kind::String || (a->text != "dense" && a->text != "conditional")) {
     g.structural(id, claim, "missing", k_routing + " = " + a->text + " is not dense or conditional");
@@ -131,10 +200,6 @@ void guard_routing(GuardContext& g) {
   const bool second = g.facts.second_moment;
   if (a->text == "dense") {
     g.structural(id, claim, "holds", k_routing + " = \"dense\" on " + cons->name + ": every step carries a gradient");
-    return;
-  }
-  if (g.facts.state_values.empty()) {
-    g.structural(id, claim, "holds", k_routing + " = \"conditional\" but " + cons->name + " keeps no state to decay");
     return;
   }
   // What an unrouted step must do (the team's reference): shown by an
@@ -249,6 +314,49 @@ void guard_routing(GuardContext& g) {
                      " decays the same state on steps without a gradient");
     g.smt("P5.decay_pass", "fused update on routed steps + decay pass on unrouted steps equals the per-step reference",
           memo_query(std::string("folded:1:") + (second ? "1" : "0"), [&] { return folded_query(true, second); }), "unsat", "QF_NRA");
+    return;
+  }
+  std::vector<int> held = g.facts.state_values;
+  if (g.facts.weight_value >= 0) held.push_back(g.facts.weight_value);
+  if (held.size() == 1 && cons->results.size() == 1) {
+    // No state (SGD, its body proven or not: one value held, one result): an
+    // unrouted step that runs no pass is the reference when the body at
+    // g = 0 leaves W where it is (W − lr·0 = W), proven over the body.
+    const auto q = unchanged_query(g, *cons, held[0]);
+    if (!q) {
+      g.structural(id, claim, "missing",
+                   "no pass over W on unrouted steps, and whether the body of " + cons->name +
+                       " at g = 0 leaves W unchanged is not decided (its body uses an op the real-number translation does not "
+                       "model)");
+      g.error("P5", id, cons->loc,
+              "cannot decide the unrouted steps of " + cons->name + " (unrouted = \"dense_zero_grad\"): no pass "
+              "runs on them, and fusecert cannot show that the body at g = 0 leaves W unchanged")
+          .notes.push_back(g.producer_note("weight-gradient producer here"));
+      return;
+    }
+    auto& o = g.smt("P5.decay_pass",
+                    "the body of " + cons->name + " at g = 0 leaves W unchanged (over the reals), so an unrouted step "
+                    "that runs no pass is the reference",
+                    *q, "unsat", "QF_NRA");
+    if (o.answer == "unsat") {
+      g.structural(id, claim, "holds",
+                   k_routing + " = \"conditional\", unrouted = \"dense_zero_grad\": " + cons->name +
+                       " keeps no state, and its body at g = 0 is proven to leave W unchanged, so unrouted steps "
+                       "need no pass");
+      return;
+    }
+    g.structural(id, claim, o.answer == "sat" ? "violated" : "missing",
+                 "the body of " + cons->name + " at g = 0 is not proven to leave W unchanged (" + o.answer +
+                     "), and no pass moves W on unrouted steps");
+    g.error("P5", id, cons->loc,
+            o.answer == "sat"
+                ? "cannot fuse " + cons->name + " into the weight-gradient epilogue: under unrouted = "
+                  "\"dense_zero_grad\" an unrouted step is the body at g = 0, which moves W (Z3 finds values where "
+                  "it differs from W), and no pass moves W on the steps the expert receives no gradient"
+                : "could not decide whether the body of " + cons->name + " at g = 0 leaves W unchanged: the solver "
+                  "answered " + o.answer)
+        .notes.push_back(g.producer_note("weight-gradient producer here; legal with a gradient-free pass over W "
+                                         "that computes the body at g = 0 on unrouted steps"));
     return;
   }
   g.structural(id, claim, "violated",

@@ -295,7 +295,9 @@ bool is_dot_wgrad(const Module& m, const Op& op) {
 }
 
 bool is_wgrad_producer(const Module& m, const Op& op) {
-  if (op.kind == Op::Kind::MatmulTransposeA) return true;
+  // C += Aᵀ·B, and its grouped form C[b] += A[b]ᵀ·B[b] (one weight gradient
+  // per group: conditional by structure, verifier/ir/routed_structure.h).
+  if (op.kind == Op::Kind::MatmulTransposeA || op.kind == Op::Kind::BatchMatmulTransposeA) return true;
   if (op.kind == Op::Kind::Matmul && !op.operands.empty()) {
     int d = m.values[op.operands[0]].def_op;
     return d >= 0 && m.ops[d].kind == Op::Kind::Transpose;

@@ -1,6 +1,7 @@
 // Finding weight-gradient producer → consumer candidates in the model, in the
 // forms ../shared/spec/ir-and-certificates.md names:
-//  - linalg on tensors: linalg.matmul_transpose_a, linalg.matmul fed by
+//  - linalg on tensors: linalg.matmul_transpose_a (and its grouped form
+//    linalg.batch_matmul_transpose_a), linalg.matmul fed by
 //    linalg.transpose, a contraction-shaped linalg.generic whose first input
 //    is K-major (dW = Xᵀ·dY, tokens = K); a split-K contraction followed by
 //    the reduction of its partial sums counts as one producer;

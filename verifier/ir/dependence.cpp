@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <tuple>
 
 #include "verifier/ir/dialect_table.h"
 #include "verifier/ir/opaque_attrs.h"
@@ -350,7 +351,7 @@ class Analyzer {
   /// (linalg.matmul and its variants, a contraction-shaped generic).
   static bool is_linalg_contraction(const Op& op) {
     return op.kind == Op::Kind::Matmul || op.kind == Op::Kind::MatmulTransposeA ||
-           (reduces_loops(op) && op.num_inputs >= 2);
+           op.kind == Op::Kind::BatchMatmulTransposeA || (reduces_loops(op) && op.num_inputs >= 2);
   }
 
   static ValueDep merged(const std::vector<const ValueDep*>& ins, const Op& op) {
@@ -750,10 +751,85 @@ int shared_helper(const Module& m, const Op& op) {
   return -1;
 }
 
+namespace {
+
+/// axis_window of an upstream slice op (tensor.extract_slice,
+/// memref.subview; its typed Window): result[i] = operand[offset + i *
+/// stride] along the one dimension it does not take whole, every size and
+/// stride static, no dimension dropped.
+std::optional<AxisWindow> linalg_window(const Module& m, const Op& op, int v) {
+  const Window& win = *op.window;
+  const auto& in = m.values[op.operands[0]].type.shape;
+  const auto& out = m.values[v].type.shape;
+  const size_t r = in.size();
+  if (out.size() != r || win.offsets.size() != r || win.sizes.size() != r || win.strides.size() != r ||
+      std::any_of(in.begin(), in.end(), [](int64_t x) { return x < 0; }) ||
+      std::any_of(win.dropped.begin(), win.dropped.end(), [](bool d) { return d; }))
+    return std::nullopt;
+  AxisWindow w;
+  w.base = op.operands[0];
+  for (size_t k = 0; k < r; ++k) {
+    const int64_t off = win.offsets[k], n = win.sizes[k], st = win.strides[k];
+    if (n < 0 || st < 1 || n != out[k]) return std::nullopt;
+    if (off == 0 && n == in[k] && st == 1) continue;  // this dimension whole
+    if (w.axis >= 0) return std::nullopt;             // sliced along two axes
+    w.axis = static_cast<int>(k);
+    if (off >= 0) {
+      if (n == 0 || off + (n - 1) * st >= in[k]) return std::nullopt;
+      w.known = true;
+      w.start = off;
+      w.limit = off + (n - 1) * st + 1;
+      w.stride = st;
+    } else {
+      if (st != 1 || win.offset_values[k] < 0) return std::nullopt;
+      w.start_value = win.offset_values[k];
+      w.size = n;
+    }
+  }
+  return w.axis >= 0 ? std::optional<AxisWindow>(w) : std::nullopt;
+}
+
+/// The contracting axis of each input of a linalg contraction (named, or a
+/// generic of two inputs and one result): its one reduction loop, read by
+/// one dimension of each input; none when a parallel loop indexes both
+/// inputs (a batch: one product per group, not a split of one K).
+std::optional<std::pair<int, int>> linalg_contracting_axes(const Op& op) {
+  if ((op.kind != Op::Kind::Matmul && op.kind != Op::Kind::MatmulTransposeA && op.kind != Op::Kind::Generic) ||
+      op.num_inputs != 2 || op.maps.size() != 3 || op.results.size() != 1)
+    return std::nullopt;
+  int red = -1;
+  for (size_t d = 0; d < op.iterators.size(); ++d)
+    if (op.iterators[d] == "reduction") {
+      if (red >= 0) return std::nullopt;
+      red = static_cast<int>(d);
+    }
+  if (red < 0) return std::nullopt;
+  auto axis_of = [&](const AffineMap& map, int64_t d) {
+    int at = -1;
+    for (size_t k = 0; k < map.results.size(); ++k) {
+      std::vector<int64_t> ds;
+      map.results[k].dims(ds);
+      if (std::find(ds.begin(), ds.end(), d) == ds.end()) continue;
+      if (at >= 0 || map.results[k].kind != AffineExpr::Kind::Dim) return -2;
+      at = static_cast<int>(k);
+    }
+    return at;
+  };
+  for (size_t d = 0; d < op.iterators.size(); ++d)
+    if (op.iterators[d] == "parallel" && axis_of(op.maps[0], d) != -1 && axis_of(op.maps[1], d) != -1)
+      return std::nullopt;
+  const int l = axis_of(op.maps[0], red), r = axis_of(op.maps[1], red);
+  if (l < 0 || r < 0) return std::nullopt;
+  return std::make_pair(l, r);
+}
+
+}  // namespace
+
 std::optional<AxisWindow> axis_window(const Module& m, int v) {
   v = through_one_call(m, v);
   if (v < 0 || v >= static_cast<int>(m.values.size()) || m.values[v].def_op < 0) return std::nullopt;
   const Op& op = m.ops[m.values[v].def_op];
+  if (op.window && !op.window->insert && !op.operands.empty()) return linalg_window(m, op, v);
   const OpSpec* s = dialects().find(op.name);
   if (!s || (s->role != OpRole::Slice && s->role != OpRole::DynamicSlice) || op.operands.empty()) return std::nullopt;
   const auto& in = m.values[op.operands[0]].type.shape;
@@ -831,11 +907,24 @@ std::optional<TokenSides> token_sides(const Module& m, int id) {
   std::string why;
   std::optional<DotDimensions> dd = s && s->role == OpRole::Contraction && a ? parse_dot_dimensions(*a, why)
                                                                             : std::nullopt;
-  if (!dd || op.operands.size() != 2 || !dd->lhs_batching.empty() || !dd->rhs_batching.empty() ||
-      dd->lhs_contracting.size() != 1 || dd->rhs_contracting.size() != 1)
+  // The contracting axis of each side: the dimension numbers (a table
+  // contraction), or the reduction loop of a linalg contraction.
+  int la = -1, ra = -1;
+  if (dd) {
+    if (op.operands.size() != 2 || !dd->lhs_batching.empty() || !dd->rhs_batching.empty() ||
+        dd->lhs_contracting.size() != 1 || dd->rhs_contracting.size() != 1)
+      return std::nullopt;
+    la = static_cast<int>(dd->lhs_contracting[0]);
+    ra = static_cast<int>(dd->rhs_contracting[0]);
+  } else if (!s) {
+    const auto axes = linalg_contracting_axes(op);
+    if (!axes) return std::nullopt;
+    std::tie(la, ra) = *axes;
+  } else {
     return std::nullopt;
+  }
   std::optional<AxisWindow> l = axis_window(m, op.operands[0]), r = axis_window(m, op.operands[1]);
-  if (!l || !r || l->axis != dd->lhs_contracting[0] || r->axis != dd->rhs_contracting[0]) return std::nullopt;
+  if (!l || !r || l->axis != la || r->axis != ra) return std::nullopt;
   // The same tokens on both sides: X's rows and dY's rows of one window.
   AxisWindow lw = *l, rw = *r;
   lw.base = rw.base = -1;
@@ -928,6 +1017,7 @@ Dag analyze_dag(const Module& m, int func, int grad) {
       }
       if (s && s->role == OpRole::Contraction) d.producer = def;
       if (!s && def >= 0 && (m.ops[def].kind == Op::Kind::Matmul || m.ops[def].kind == Op::Kind::MatmulTransposeA ||
+                             m.ops[def].kind == Op::Kind::BatchMatmulTransposeA ||
                              (m.ops[def].kind == Op::Kind::Generic && m.ops[def].num_inputs >= 2 &&
                               std::count(m.ops[def].iterators.begin(), m.ops[def].iterators.end(), "reduction") > 0)))
         d.producer = def;

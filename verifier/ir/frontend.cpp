@@ -18,6 +18,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/AffineExpr.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -296,6 +297,8 @@ struct Translator {
                   mlir::bufferization::AllocTensorOp>(op))
       return Op::Kind::Alloc;
     if (mlir::isa<mlir::linalg::MatmulTransposeAOp>(op)) return Op::Kind::MatmulTransposeA;
+    if (mlir::isa<mlir::linalg::BatchMatmulTransposeAOp>(op)) return Op::Kind::BatchMatmulTransposeA;
+    if (mlir::isa<mlir::tensor::GatherOp>(op)) return Op::Kind::Gather;
     if (mlir::isa<mlir::linalg::MatmulOp>(op)) return Op::Kind::Matmul;
     if (mlir::isa<mlir::linalg::TransposeOp>(op)) return Op::Kind::Transpose;
     if (mlir::isa<mlir::memref::DeallocOp>(op)) return Op::Kind::Dealloc;
@@ -305,6 +308,34 @@ struct Translator {
     if (mlir::isa<mlir::linalg::FillOp>(op)) return Op::Kind::Fill;
     if (mlir::isa<mlir::arith::ConstantOp>(op)) return Op::Kind::Constant;
     return Op::Kind::Other;
+  }
+
+  /// The window a slice op reads or writes, from its typed offsets, sizes and
+  /// strides (an arith.constant operand folded), and the dimensions its
+  /// smaller type drops.
+  std::optional<Window> window_of(mlir::Operation* op) {
+    llvm::SmallBitVector dropped;
+    if (auto e = mlir::dyn_cast<mlir::tensor::ExtractSliceOp>(op)) dropped = e.getDroppedDims();
+    else if (auto i = mlir::dyn_cast<mlir::tensor::InsertSliceOp>(op)) dropped = i.getDroppedDims();
+    else if (auto v = mlir::dyn_cast<mlir::memref::SubViewOp>(op)) dropped = v.getDroppedDims();
+    else return std::nullopt;
+    auto osi = mlir::cast<mlir::OffsetSizeAndStrideOpInterface>(op);
+    Window w;
+    w.insert = mlir::isa<mlir::tensor::InsertSliceOp>(op);
+    auto fold = [](mlir::OpFoldResult r) -> int64_t {
+      auto c = mlir::getConstantIntValue(r);
+      return c ? *c : -1;
+    };
+    for (auto r : osi.getMixedOffsets()) {
+      const int64_t c = fold(r);
+      w.offsets.push_back(c);
+      auto v = mlir::dyn_cast_if_present<mlir::Value>(r);
+      w.offset_values.push_back(c < 0 && v ? value_id(v) : -1);
+    }
+    for (auto r : osi.getMixedSizes()) w.sizes.push_back(fold(r));
+    for (auto r : osi.getMixedStrides()) w.strides.push_back(fold(r));
+    for (size_t d = 0; d < w.offsets.size(); ++d) w.dropped.push_back(d < dropped.size() && dropped.test(d));
+    return w;
   }
 
   static Op::Access access_of(mlir::Operation* op) {
@@ -384,6 +415,7 @@ struct Translator {
     mod.ops[oid].results = std::move(results);
     if (auto loop = mlir::dyn_cast<mlir::scf::ForOp>(op))
       for (auto a : loop.getRegionIterArgs()) mod.ops[oid].iter_args.push_back(value_id(a));
+    mod.ops[oid].window = window_of(op);
     if (mlir::isa<mlir::linalg::GenericOp>(op) && op->getNumRegions() == 1 && !op->getRegion(0).empty()) {
       mod.ops[oid].body = to_body(op->getRegion(0).front());
       return;  // the body is captured as an expression DAG, not as ops

@@ -130,6 +130,23 @@ struct Body {
   std::vector<std::string> unsupported;    ///< op names the translation could not model
 };
 
+/// A window of a larger value, read from an op's typed offsets, sizes and
+/// strides (OffsetSizeAndStrideOpInterface: tensor.extract_slice,
+/// tensor.insert_slice, memref.subview). Per dimension of the larger value:
+/// the offset, size and stride (-1 where an SSA value gives it; an
+/// arith.constant one is folded), the SSA value of a dynamic offset (-1 where
+/// static), and whether the window's type drops the dimension (rank-reducing:
+/// taken at size 1).
+struct Window {
+  /// false: the result is the window of operand 0 (extract_slice, subview);
+  /// true: operand 0 is written into the window of operand 1, the result is
+  /// operand 1 updated (insert_slice).
+  bool insert = false;
+  std::vector<int64_t> offsets, sizes, strides;
+  std::vector<int> offset_values;
+  std::vector<bool> dropped;
+};
+
 struct Op {
   /// What an upstream op is, read by the front end from MLIR's typed ops
   /// (isa<linalg::GenericOp>, isa<arith::AddFOp>, ...), so that no guard
@@ -141,6 +158,7 @@ struct Op {
     Add,      ///< an element-wise add: arith.addf, linalg.add
     Alloc,    ///< a fresh buffer or tensor: tensor.empty, memref.alloc / alloca, bufferization.alloc_tensor
     MatmulTransposeA,  ///< linalg.matmul_transpose_a (C += Aᵀ·B)
+    BatchMatmulTransposeA,  ///< linalg.batch_matmul_transpose_a (C[b] += A[b]ᵀ·B[b]: one product per group)
     Matmul,            ///< linalg.matmul
     Transpose,         ///< linalg.transpose
     Dealloc,           ///< memref.dealloc
@@ -148,6 +166,7 @@ struct Op {
     LoopYield,         ///< scf.yield terminating an scf.for body: operand i becomes iter_arg i
     Fill,              ///< linalg.fill
     Constant,          ///< arith.constant
+    Gather,            ///< tensor.gather: the slices of its source at the indices of a runtime tensor
   };
   /// How an op that takes a buffer accesses it (the in-place order guard).
   enum class Access {
@@ -181,6 +200,8 @@ struct Op {
   bool is_return = false;                    ///< a function's terminator (func.return)
   /// Kind::Loop: the body's iteration arguments (value ids), one per result.
   std::vector<int> iter_args;
+  /// A slice op's window (see Window); absent for every other op.
+  std::optional<Window> window;
   Kind kind = Kind::Other;
   /// What a scalar upstream op computes, from its typed op (isa<arith::AddFOp>,
   /// ...): a fused op's epilogue function is such ops. Unknown otherwise;
