@@ -71,7 +71,18 @@ Facts compute_facts(const ir::Module& m, const ir::Candidate& c) {
         if (v == f.dag->weight) f.weight_value = v;
         else f.state_values.push_back(v);
       }
+    return f;
   }
+  // Any other linalg.generic consumer (bufferized): every shaped input but
+  // the gradient may be W or its state, by dataflow as above.
+  if (cons.kind == ir::Op::Kind::Generic)
+    for (int k = 0; k < cons.num_inputs && k < static_cast<int>(cons.operands.size()); ++k) {
+      const int v = cons.operands[k];
+      const auto kind = m.values[v].type.kind;
+      if (k != c.consumer_operand && v != c.grad && !m.values[v].type.shape.empty() &&
+          (kind == ir::Type::Kind::Tensor || kind == ir::Type::Kind::MemRef) && !ir::depends_on(m, v, c.grad))
+        f.state_values.push_back(v);
+    }
   return f;
 }
 

@@ -13,6 +13,7 @@
 
 #include "verifier/guards/guards.h"
 #include "verifier/ir/dialect_table.h"
+#include "verifier/ir/scalar_fn.h"
 
 namespace fusecert::guards {
 
@@ -287,7 +288,7 @@ void guard_single_use(GuardContext& g) {
     return std::find(n.operands.begin(), n.operands.end(), -1) != n.operands.end();
   });
   if (outside != body.nodes.end() || std::find(body.yields.begin(), body.yields.end(), -1) != body.yields.end()) {
-    const std::string what = outside != body.nodes.end() ? outside->op : std::string("linalg.yield");
+    const std::string what = outside != body.nodes.end() ? outside->op : std::string("its yield");
     g.structural(id, claim, "missing",
                  "the body of the " + cons.name + " reads a value defined outside it (" + what + ")");
     g.error("P1", id, cons.loc,
@@ -297,6 +298,71 @@ void guard_single_use(GuardContext& g) {
         .notes.push_back(g.producer_note("weight-gradient producer here; decidable when the body reads only its block "
                                          "arguments and constants defined inside it"));
     return;
+  }
+  // A second contraction's result read by the update (a tied weight, as
+  // the dependence slice finds in tensor form): summed with the gradient in
+  // the body, two contractions produce W's gradient; read otherwise, which
+  // producers the step has is not decided here.
+  {
+    std::vector<std::vector<bool>> reads(body.nodes.size(), std::vector<bool>(body.num_args, false));
+    for (size_t n = 0; n < body.nodes.size(); ++n) {
+      const ir::BodyNode& node = body.nodes[n];
+      if (node.kind == ir::BodyNode::Kind::Arg && node.arg >= 0 && static_cast<unsigned>(node.arg) < body.num_args)
+        reads[n][node.arg] = true;
+      for (int o : node.operands)
+        if (o >= 0 && static_cast<size_t>(o) < n)
+          for (unsigned a = 0; a < body.num_args; ++a) reads[n][a] = reads[n][a] || reads[o][a];
+    }
+    for (int k = 0; k < cons.num_inputs && static_cast<size_t>(k) < cons.operands.size(); ++k) {
+      if (k == c.consumer_operand) continue;
+      const int v = cons.operands[k];
+      const ir::Op* other = nullptr;
+      for (int id2 : m.funcs[c.func].ops) {
+        const ir::Op& op = m.ops[id2];
+        if (id2 == c.producer || op.index > cons.index) continue;
+        const ir::OpSpec* s = ir::spec_of(op);
+        const bool contraction = op.kind == ir::Op::Kind::MatmulTransposeA || op.kind == ir::Op::Kind::Matmul ||
+                                 (s && s->role == ir::OpRole::Contraction) ||
+                                 (op.kind == ir::Op::Kind::Generic &&
+                                  std::find(op.iterators.begin(), op.iterators.end(), "reduction") != op.iterators.end());
+        const auto in = ir::inits(op);
+        if (contraction && std::find(in.begin(), in.end(), v) != in.end()) other = &op;
+      }
+      if (!other) continue;
+      bool summed = false;
+      for (size_t n = 0; n < body.nodes.size(); ++n) {
+        const ir::BodyNode& node = body.nodes[n];
+        if (node.kind != ir::BodyNode::Kind::Op || !ir::sums(node.fn) || node.operands.size() != 2) continue;
+        const int a = node.operands[0], b = node.operands[1];
+        if (a < 0 || b < 0) continue;
+        const unsigned gk = static_cast<unsigned>(c.consumer_operand), ok = static_cast<unsigned>(k);
+        if ((reads[a][gk] && reads[b][ok]) || (reads[a][ok] && reads[b][gk])) summed = true;
+      }
+      const std::string pid = "P1.single_producer";
+      const std::string pclaim = "one contraction produces the weight gradient: no contraction over other operands "
+                                 "sums into it, and no other contraction reaches the updated values";
+      if (summed) {
+        g.structural(pid, pclaim, "violated",
+                     "the " + cons.name + " at " + cons.loc.str() + " sums the result of " + other->name + " at " +
+                         other->loc.str() + " (its input " + std::to_string(k) + ") with the gradient");
+        g.error("P1", pid, cons.loc,
+                "cannot fuse the update into the weight-gradient epilogue: this " + cons.name + " sums " + gname +
+                    " with the result of a second contraction (" + other->name + " at " + other->loc.str() +
+                    ", a tied weight), so no single producer's tile holds the finished gradient")
+            .notes.push_back(g.producer_note("weight-gradient producer here; legal when one contraction (over the "
+                                             "concatenated K) produces the gradient"));
+      } else {
+        g.structural(pid, pclaim, "missing",
+                     "the " + cons.name + " reads the result of " + other->name + " at " + other->loc.str() +
+                         " (its input " + std::to_string(k) + ") other than as a sum into the gradient");
+        g.error("P1", pid, cons.loc,
+                "cannot decide the producers of " + gname + ": this " + cons.name + " also reads the result of " +
+                    other->name + " at " + other->loc.str() + "; fusecert certifies only a step whose update reads "
+                    "no contraction but the gradient's, so the candidate is inconclusive")
+            .notes.push_back(g.producer_note("weight-gradient producer here"));
+      }
+      return;
+    }
   }
   // An update combines the gradient with a value the step holds (W, its
   // state): some yield reads the gradient's block argument and another input.
@@ -320,6 +386,49 @@ void guard_single_use(GuardContext& g) {
         .notes.push_back(g.producer_note("weight-gradient producer here; legal when its only use updates W (and its "
                                          "state) from the gradient"));
     return;
+  }
+  // Its results are computed from the gradient: an op after it that reads
+  // a buffer it wrote (directly or through a view) continues the slice
+  // (LAMB's norm of u, read back by the W update), which fusecert does not
+  // follow on buffers. Returning them (or views of them) ends it; a
+  // collective reducing one is reduce-into-state (the P3 guard's).
+  if (c.form == ir::Form::Bufferized) {
+    std::vector<int> alias;
+    for (int v : ir::inits(cons))
+      if (m.values[v].type.kind == ir::Type::Kind::MemRef) alias.push_back(v);
+    const ir::Op* reader = nullptr;
+    for (int id2 : m.funcs[c.func].ops) {
+      const ir::Op& op = m.ops[id2];
+      if (op.index <= cons.index || reader) continue;
+      const bool touches = std::any_of(op.operands.begin(), op.operands.end(), [&](int v) {
+        return std::find(alias.begin(), alias.end(), v) != alias.end();
+      });
+      if (!touches || op.kind == ir::Op::Kind::Dealloc) continue;
+      // A collective reducing a state it wrote is reduce-into-state, P3's.
+      if (const ir::OpSpec* s = ir::spec_of(op); s && s->role == ir::OpRole::Collective) continue;
+      if (op.access == ir::Op::Access::View) {
+        for (int r : op.results) alias.push_back(r);
+      } else if (op.access != ir::Op::Access::None) {
+        auto in_alias = [&](int v) { return std::find(alias.begin(), alias.end(), v) != alias.end(); };
+        const std::vector<int> read = op.access == ir::Op::Access::Inputs ? ir::inputs(op)
+                                      : op.access == ir::Op::Access::Operand0
+                                          ? std::vector<int>(op.operands.begin(), op.operands.begin() + 1)
+                                          : op.operands;
+        if (std::any_of(read.begin(), read.end(), in_alias)) reader = &op;
+      }
+    }
+    if (reader) {
+      g.structural(id, claim, "missing",
+                   reader->name + " at " + reader->loc.str() + " reads a buffer the " + cons.name +
+                       " wrote from the gradient");
+      g.error("P1", id, reader->loc,
+              "cannot follow the consumer of " + gname + ": this " + reader->name + " reads a buffer the " +
+                  cons.name + " at " + cons.loc.str() + " wrote from the gradient, and fusecert does not follow a "
+                  "bufferized slice past one op; it does not guess what the step computes, so the candidate is "
+                  "inconclusive")
+          .notes.push_back(g.producer_note("weight-gradient producer here; decidable on the IR on tensors (before buffers are assigned)"));
+      return;
+    }
   }
   g.structural(id, claim, "holds",
                "single use: operand " + std::to_string(c.consumer_operand) + " of the " + cons.name + " at " +
