@@ -393,9 +393,15 @@ void guard_single_use(GuardContext& g) {
   // follow on buffers. Returning them (or views of them) ends it; a
   // collective reducing one is reduce-into-state (the P3 guard's).
   if (c.form == ir::Form::Bufferized) {
+    // The buffers that hold only this step's values: the gradient buffer and
+    // those allocated in the step. A buffer updated in place (W) read after
+    // the update is the in-place order guard's (P7).
     std::vector<int> alias;
-    for (int v : ir::inits(cons))
-      if (m.values[v].type.kind == ir::Type::Kind::MemRef) alias.push_back(v);
+    for (int v : ir::inits(cons)) {
+      const int def = m.values[v].def_op;
+      const bool fresh = def >= 0 && m.ops[def].kind == ir::Op::Kind::Alloc;
+      if (m.values[v].type.kind == ir::Type::Kind::MemRef && (v == c.grad || fresh)) alias.push_back(v);
+    }
     const ir::Op* reader = nullptr;
     for (int id2 : m.funcs[c.func].ops) {
       const ir::Op& op = m.ops[id2];
