@@ -710,15 +710,10 @@ CheckOutcome check_certificate(const std::string& cert_text,
       const json& cons = j["candidate"]["consumer"];
       const bool tv = cons.is_object() && cons.value("recognized_as", std::string()) == "translation-validation";
       const unsigned form = tv ? guards::kTv : guards::form_bit(j["candidate"]["form"].get<std::string>());
-      // A generic consumer recognised by proof carries its proof; one
-      // decided by dependence (no recognised optimizer) does not.
-      const bool generic = cons.is_object() && cons.value("op", std::string()) == "linalg.generic" &&
-                           cons.contains("recognized_as") && cons["recognized_as"].is_string() &&
-                           !cons["recognized_as"].get<std::string>().empty();
       if (!form) bad("candidate.form " + j["candidate"]["form"].dump() + " is not linalg, table, bufferized, fused or dag");
       if (cons.is_null()) bad("a legal certificate needs a consumer");
       for (const auto& spec : guards::kObligations)
-        if ((spec.required & form) && (!spec.generic_consumer || generic) && !ids.count(guards::required_id(spec)))
+        if ((spec.required & form) && !ids.count(guards::required_id(spec)))
           bad(std::string("obligation set incomplete: a legal ") +
               (tv ? std::string("translation-validation") : j["candidate"]["form"].get<std::string>()) +
               " certificate must carry " + guards::required_id(spec));

@@ -8,6 +8,7 @@
 #include "verifier/guards/guards.h"
 #include "verifier/guards/assumptions.h"
 #include "verifier/guards/obligations.h"
+#include "verifier/guards/recognition.h"
 
 namespace fusecert::guards {
 
@@ -80,14 +81,14 @@ Obligation& GuardContext::smt_answered(const std::string& id, const std::string&
                                        const std::string& expected, const std::string& logic,
                                        const smt::CheckResult& r) {
   const ObligationSpec* spec = find_obligation(id);
-  if (!spec || !spec->decides || std::string(spec->how) != "smt" || expected != spec->expected)
+  if (!spec || std::string(spec->how) != "smt" || expected != spec->expected)
     throw std::logic_error("obligation " + id + " (smt) disagrees with verifier/guards/obligations.h");
   Obligation o;
   o.id = id;
   o.proposition = id.substr(0, id.find('.'));
   o.how = "smt";
   o.claim = claim;
-  o.decides = true;
+  o.decides = spec->decides;
   o.expected = expected;
   o.smt2 = std::make_shared<const std::string>(smt2);
   o.logic = logic;
@@ -214,12 +215,10 @@ CandidateReport check_candidate(const ir::Module& m, const ir::Candidate& c, uns
     r.consumer_loc = m.ops[cons].loc;
   }
   // Facts first, once; every guard gets them read-only.
-  const Facts facts = compute_facts(m, c, timeout_ms);
+  const Facts facts = compute_facts(m, c);
   r.recognized = facts.optimizer;
   r.weight_value = facts.weight_value;
   r.state_values = facts.state_values;
-  r.roles = facts.roles;
-  r.outputs = facts.outputs;
   GuardContext g{m, c, timeout_ms, facts, r};
   guard_single_use(g);
   guard_k_whole(g);
@@ -260,6 +259,8 @@ CandidateReport check_candidate(const ir::Module& m, const ir::Candidate& c, uns
           if (r.counterexample) r.counterexample->values.push_back({"sample: " + v.name, v.sort, v.value, v.bits});
   }
   if (r.residency.empty() && r.verdict == "legal") r.residency = "tile";
+  // Recognition, a remark: only now, after the verdict, and read by no guard.
+  remark_recognition(m, c, timeout_ms, facts, r);
   return r;
 }
 

@@ -4,7 +4,7 @@ namespace fusecert::guards {
 
 namespace {
 
-Facts base_facts(const ir::Module& m, const ir::Candidate& c, unsigned timeout_ms) {
+Facts base_facts(const ir::Module& m, const ir::Candidate& c) {
   Facts f;
   const ir::DialectTables& tables = ir::dialects();
   f.producer_spec = tables.find(m.ops[c.producer].name);
@@ -45,51 +45,53 @@ Facts base_facts(const ir::Module& m, const ir::Candidate& c, unsigned timeout_m
   // the gradient to the step's results, analysed by dependence as the DAG
   // form's is (verifier/ir/dependence.h, linalg ops through their indexing
   // maps and scalar bodies). Single use, locality (P9) and a norm scaling
-  // the gradient (P2) are decided from it; recognition below is a remark
-  // that names the optimizer and its roles when a body is proven.
+  // the gradient (P2) are decided from it, never from a recognised name.
   if (c.form == ir::Form::Linalg) {
     f.dag = ir::analyze_dag(m, c.func, c.grad);
     // What the consumer updates, by dataflow: every shaped input that does
     // not depend on the gradient may be W or its state (the routing and
-    // accumulator guards check them all); a proof below names them.
-    if (f.dag->problem.empty())
+    // accumulator guards check them all); W itself when the slice shows it
+    // (a function argument the step returns as W + u).
+    if (!f.dag->problem.empty() && cons.kind == ir::Op::Kind::Generic && cons.body && c.uses.size() == 1 &&
+        c.uses[0].first == c.consumer && c.consumer_operand >= 0 && c.consumer_operand < cons.num_inputs) {
+      // Where the analysis stopped: a collective taking a result of the consumer.
+      for (int r : cons.results)
+        for (const auto& u : m.values[r].uses) {
+          const ir::Op& op = m.ops[u.first];
+          const ir::OpSpec* s = tables.find(op.name);
+          if (s && s->role == ir::OpRole::Collective && op.loc.line == f.dag->problem_loc.line &&
+              op.loc.col == f.dag->problem_loc.col)
+            f.reduced_outputs = true;
+        }
+    }
+    if (f.dag->problem.empty() || f.reduced_outputs)
       for (int k = 0; k < cons.num_inputs && k < static_cast<int>(cons.operands.size()); ++k) {
         const int v = cons.operands[k];
-        if (k != c.consumer_operand && m.values[v].type.kind == ir::Type::Kind::Tensor && !m.values[v].type.shape.empty() &&
-            !ir::depends_on(m, v, c.grad))
-          f.state_values.push_back(v);
+        if (k == c.consumer_operand || m.values[v].type.kind != ir::Type::Kind::Tensor ||
+            m.values[v].type.shape.empty() || ir::depends_on(m, v, c.grad))
+          continue;
+        if (v == f.dag->weight) f.weight_value = v;
+        else f.state_values.push_back(v);
       }
+    return f;
   }
-  // A linalg.generic reading the gradient directly, as its one use: prove
-  // what it computes.
-  const bool direct = c.uses.size() == 1 && c.uses[0].first == c.consumer;
-  if (!cons.body || c.consumer_operand >= cons.num_inputs || !direct) return f;
-  f.recognition = ir::recognize(*cons.body, c.consumer_operand, cons.num_inputs,
-                                [&](const std::string& k) { return cons.attr(k); }, timeout_ms);
-  const ir::Recognition& rec = *f.recognition;
-  if (rec.smt2.empty()) return f;
-  f.recognition_answer = smt::solve_smt2(rec.smt2, timeout_ms);
-  const smt::CheckResult& r = f.recognition_answer;
-  // Proven only when unsat over satisfiable premises (non-vacuous).
-  if (r.answer == smt::Answer::Unsat && r.premises && *r.premises == smt::Answer::Sat) {
-    f.optimizer = rec.kind;
-    f.reference = ir::find_reference(rec.kind);
-    f.roles = rec.roles;
-    f.outputs = rec.outputs;
-    f.state_values.clear();
-    for (size_t i = 0; i < rec.roles.size() && i < cons.operands.size(); ++i) {
-      if (rec.roles[i] == "v") f.second_moment = true;
-      if (rec.roles[i] == "W") f.weight_value = cons.operands[i];
-      else if (rec.roles[i] != "g") f.state_values.push_back(cons.operands[i]);
+  // Any other linalg.generic consumer (bufferized): every shaped input but
+  // the gradient may be W or its state, by dataflow as above.
+  if (cons.kind == ir::Op::Kind::Generic)
+    for (int k = 0; k < cons.num_inputs && k < static_cast<int>(cons.operands.size()); ++k) {
+      const int v = cons.operands[k];
+      const auto kind = m.values[v].type.kind;
+      if (k != c.consumer_operand && v != c.grad && !m.values[v].type.shape.empty() &&
+          (kind == ir::Type::Kind::Tensor || kind == ir::Type::Kind::MemRef) && !ir::depends_on(m, v, c.grad))
+        f.state_values.push_back(v);
     }
-  }
   return f;
 }
 
 }  // namespace
 
-Facts compute_facts(const ir::Module& m, const ir::Candidate& c, unsigned timeout_ms) {
-  Facts f = base_facts(m, c, timeout_ms);
+Facts compute_facts(const ir::Module& m, const ir::Candidate& c) {
+  Facts f = base_facts(m, c);
   std::vector<int> held = f.state_values;
   if (f.weight_value >= 0) held.push_back(f.weight_value);
   f.routed = ir::routed_structure(m, c, held);

@@ -5,7 +5,7 @@
 // obligation `missing` (fail closed), never a default.
 //
 //   guard            file               proposition
-//   single use       single_use.cpp     P1   (+ consumer recognition by proof)
+//   single use       single_use.cpp     P1   (recognition.cpp: a remark after the verdict)
 //   K whole          k_whole.cpp        P1
 //   clip scope       clip_scope.cpp     P2
 //   reduce into state reduce_into_state.cpp P3
@@ -50,9 +50,10 @@ struct CandidateReport {
   std::string function;
   std::string producer_op, consumer_op;
   ir::Loc producer_loc, consumer_loc;
-  // Copied from the candidate's Facts for the report and the certificate;
-  // guards read the Facts, never these.
-  std::string recognized;              ///< optimizer the consumer was proven (or declared, tessera) to be
+  // Copied from the candidate's Facts (recognized, roles, outputs: from the
+  // recognition remark, after the verdict) for the report and the
+  // certificate; guards read the Facts, never these.
+  std::string recognized;              ///< optimizer the consumer was proven (remark) or declared (table op) to be
   std::string residency;               ///< "tile" | "layer" | "" (not decided)
   int weight_value = -1;               ///< the weight W the consumer updates (value id)
   std::vector<int> state_values;       ///< the optimizer state it reads (m, v / B), value ids

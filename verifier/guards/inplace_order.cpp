@@ -27,8 +27,14 @@ void guard_inplace_order(GuardContext& g) {
   // The buffers the update writes in place.
   std::vector<int> written;
   if (cons->kind == ir::Op::Kind::Generic) {
-    for (int v : ir::inits(*cons))
-      if (is_memref(g.m, v)) written.push_back(v);
+    // The gradient buffer the update writes into (one-shot-bufferize reuses
+    // it) is not W, nor is a buffer allocated in the step (it holds no old
+    // W): reads after it read the update's results.
+    for (int v : ir::inits(*cons)) {
+      const int def = g.m.values[v].def_op;
+      const bool fresh = def >= 0 && g.m.ops[def].kind == ir::Op::Kind::Alloc;
+      if (is_memref(g.m, v) && v != g.c.grad && !fresh) written.push_back(v);
+    }
   } else if (cons->results.empty()) {
     int w = g.facts.weight_value;
     if (is_memref(g.m, w)) written.push_back(w);

@@ -1,9 +1,14 @@
 // P9 guard, state locality: the consumer's read locality must be no coarser
-// than the producer's tile partition. For a linalg.generic consumer the
-// locality is proven from its own indexing maps; for a tessera op (or a fused
-// op) from the maps its declared `state_locality` implies, never finer than
-// the op's own semantics (Adafactor's row statistics are row). The query is
-// verifier/ir/locality.h's, the same code the prover's P9 uses.
+// than the producer's tile partition. It comes from what the IR shows: for
+// linalg on tensors and the DAG form, the dependence of the consumer slice;
+// for any other linalg.generic consumer, its own indexing maps; for a table
+// optimizer or fused op, the element-wise body its table entry names (every
+// reference update is element-wise: it reads its own coordinate). A declared
+// `state_locality` is only cross-checked against that: one that disagrees is
+// a warning (P9.declared_locality), never the verdict. A table op without a
+// body never gets here (opaque: the single-use guard makes it
+// inconclusive). The query is verifier/ir/locality.h's, the same code the
+// prover's P9 uses.
 #include <algorithm>
 
 #include "verifier/guards/guards.h"
@@ -15,6 +20,8 @@
 namespace fusecert::guards {
 
 namespace {
+
+void cross_check_declared(GuardContext& g, const ir::Op& cons, ir::Locality shown, const std::string& from);
 
 ir::LocalityProblem from_generic(const ir::Module& m, const ir::Op& op, int grad_operand) {
   ir::LocalityProblem p;
@@ -193,6 +200,8 @@ void dag_locality(GuardContext& g, const std::string& id, const std::string& cla
     ev += "; read through a layout permutation (a transpose after a sum into the gradient): " + permuted +
           ", whose tiles are the producer's tiles, permuted";
   o->evidence = ev;
+  const ir::Op* cons = g.consumer();
+  if (o->answer == "unsat" && cons) cross_check_declared(g, *cons, ir::Locality::Coordinate, "the consumer slice's dependence");
   if (o->answer != "sat") return;
   std::vector<bool> spreads;
   for (unsigned r = 0; r < prob.grad_rank; ++r) {
@@ -203,6 +212,7 @@ void dag_locality(GuardContext& g, const std::string& id, const std::string& cla
     spreads.push_back(s.answer == "sat");
   }
   const ir::Locality need = ir::classify(spreads);
+  if (cons) cross_check_declared(g, *cons, need, "the consumer slice's dependence");
   // Where locality fails: the first reduction on the reads whose own result
   // already reads gradient elements outside its tile (the same query over
   // that result's reads alone; informational, it only places the error).
@@ -275,6 +285,35 @@ void dag_locality(GuardContext& g, const std::string& id, const std::string& cla
     d.notes.push_back({g.m.ops[dag.update_op].loc, "the weight update here reads that reduction"});
 }
 
+/// A declared `state_locality` is a fact the IR shows: it is only
+/// cross-checked against the locality the guard derived (`shown`), and one
+/// that disagrees (or is no lattice position) is a warning, never the
+/// verdict. A warning, not an error: the verdict is right either way (the
+/// IR decides), and an error on a legal or illegal candidate would read as
+/// the reason for its verdict; but the wrong declaration stays visible to
+/// anything downstream that trusts it (a scheduler tiling by it).
+void cross_check_declared(GuardContext& g, const ir::Op& cons, ir::Locality shown, const std::string& from) {
+  const std::string key = ir::key_of(cons, "state_locality");
+  const ir::Attr* a = cons.attr(key);
+  if (!a) return;
+  const auto decl = a->kind == ir::Attr::Kind::String ? ir::parse_locality(a->text) : std::nullopt;
+  if (!decl) {
+    g.out.diags.push_back(diag::warning(cons.loc, "P9.declared_locality",
+                                        key + " = " + a->text + " on " + cons.name +
+                                            " is not one of coordinate, row, column, block, tensor, layer, global; it "
+                                            "is not read: the read locality is " + ir::to_string(shown) +
+                                            ", shown by " + from));
+    return;
+  }
+  if (*decl == shown) return;
+  auto d = diag::warning(cons.loc, "P9.declared_locality",
+                         key + " = \"" + ir::to_string(*decl) + "\" on " + cons.name +
+                             " contradicts the IR: its read locality is " + ir::to_string(shown) + ", shown by " +
+                             from + "; the declaration does not decide the verdict (the IR does)");
+  d.notes.push_back({cons.loc, "declare " + key + " = \"" + ir::to_string(shown) + "\", or drop the attribute"});
+  g.out.diags.push_back(std::move(d));
+}
+
 }  // namespace
 
 void guard_locality(GuardContext& g) {
@@ -302,29 +341,21 @@ void guard_locality(GuardContext& g) {
     prob = from_generic(g.m, *cons, g.c.consumer_operand);
     source = "indexing maps of the " + cons->name + ": gradient " + prob.grad_map.text;
   } else {
-    const std::string k_loc = ir::key_of(*cons, "state_locality");
-    const ir::Attr* a = g.require(*cons, k_loc, "P9", id,
-                                  "one of coordinate, row, column, block, tensor, layer, global");
-    if (!a) return;
-    auto decl = ir::parse_locality(a->text);
-    if (!decl) {
-      g.structural(id, claim, "missing", k_loc + " = " + a->text + " is not a lattice position");
-      g.error("P9", id, cons->loc,
-              k_loc + " = \"" + a->text +
-                  "\" is not one of coordinate, row, column, block, tensor, layer, global");
+    // The body the table entry names is element-wise (every reference
+    // update, ir::references(), reads g at its own coordinate only), so the
+    // op reads the coordinate; what it declares is cross-checked below.
+    if (!g.facts.reference) {
+      g.structural(id, claim, "missing", cons->name + " has no element-wise body in its dialect table");
+      g.error("P9", id, cons->loc, "cannot read what " + cons->name + " computes: its dialect table gives it no body");
       return;
     }
-    // The declared position is checked as declared: every reference update
-    // a table op's body can name (ir::references()) is element-wise, so it
-    // reads no coarser than its coordinate; a table op without a body never
-    // gets here (opaque: the single-use guard makes it inconclusive).
-    const ir::Locality use = *decl;
     std::vector<int64_t> shape;
     if (g.c.grad >= 0) shape = g.m.values[g.c.grad].type.shape;
     else if (g.facts.weight_value >= 0) shape = g.m.values[g.facts.weight_value].type.shape;
     if (shape.size() != 2) shape = {-1, -1};
-    prob = ir::problem_for(use, shape);
-    source = k_loc + " = \"" + ir::to_string(use) + "\" on " + cons->name;
+    prob = ir::problem_for(ir::Locality::Coordinate, shape);
+    source = "the " + g.facts.reference->kind + " body of " + cons->name +
+             " (its dialect table's reference update: element-wise, each output reads g at its own coordinate)";
   }
   Obligation* o = nullptr;
   try {
@@ -335,6 +366,8 @@ void guard_locality(GuardContext& g) {
     return;
   }
   o->evidence = source;
+  const std::string shown_by = cons->kind == ir::Op::Kind::Generic ? "its indexing maps" : "its element-wise body";
+  if (o->answer == "unsat") cross_check_declared(g, *cons, ir::Locality::Coordinate, shown_by);
   if (o->answer != "sat") return;
   // Derive the coarsest position the consumer needs (informational queries).
   std::vector<bool> spreads;
@@ -346,6 +379,7 @@ void guard_locality(GuardContext& g) {
     spreads.push_back(s.answer == "sat");
   }
   ir::Locality need = ir::classify(spreads);
+  cross_check_declared(g, *cons, need, shown_by);
   auto& d = g.error("P9", id, cons->loc,
                     "cannot fuse " + cons->name + " into the weight-gradient epilogue: its read locality is " +
                         ir::to_string(need) +

@@ -32,30 +32,31 @@ struct ObligationSpec {
   const char* expected;  ///< "holds" (structural) or the solver answer that means the claim holds
   bool decides;          ///< false: informational, never changes the verdict
   unsigned required;     ///< forms whose legal certificates must carry it
-  bool generic_consumer; ///< required only when the consumer is a linalg.generic (recognised by proof)
 };
 
 /// Guard order (the order certify writes them in).
 inline constexpr ObligationSpec kObligations[] = {
-    {"P1.consumer_is_optimizer", false, "smt", "unsat", true, kLinalg | kBufferized, true},
-    {"P1.single_use", false, "structural", "holds", true, kAllForms, false},
-    {"P1.single_producer", false, "structural", "holds", true, kDag, false},
-    {"P1.k_whole", false, "structural", "holds", true, kAllForms, false},
-    {"P1.k_order", false, "smt", "unsat", true, kAllForms, false},
-    {"P2.clip_scope", false, "structural", "holds", true, kAllForms, false},
-    {"P2.recoverable", false, "smt", "unsat", true, 0, false},
-    {"P3.reduce_into_state.out", true, "smt", "unsat", true, 0, false},
-    {"P5.routing", false, "structural", "holds", true, kAllForms, false},
-    {"P5.decay_pass", false, "smt", "unsat", true, 0, false},
-    {"P9.locality", false, "smt", "unsat", true, kAllForms, false},
-    {"P9.spread.d", true, "smt", "sat", false, 0, false},
-    {"P6.accumulator", false, "structural", "holds", true, kAllForms, false},
-    {"P6.state_dtype", false, "structural", "holds", true, 0, false},
-    {"P6.gain_bound", false, "smt", "unsat", false, 0, false},
-    {"P7.inplace_order", false, "structural", "holds", true, kAllForms, false},
-    {"P8.residency", false, "structural", "holds", true, kFused, false},
-    {"P1.module_semantics", false, "structural", "holds", true, 0, false},
-    {"TV.result", true, "smt", "unsat", true, kTv, false},
+    // Recognition is a remark (issue #16): the proof that a linalg.generic
+    // body equals a reference update names the optimizer; it never decides.
+    {"P1.consumer_is_optimizer", false, "smt", "unsat", false, 0},
+    {"P1.single_use", false, "structural", "holds", true, kAllForms},
+    {"P1.single_producer", false, "structural", "holds", true, kDag},
+    {"P1.k_whole", false, "structural", "holds", true, kAllForms},
+    {"P1.k_order", false, "smt", "unsat", true, kAllForms},
+    {"P2.clip_scope", false, "structural", "holds", true, kAllForms},
+    {"P2.recoverable", false, "smt", "unsat", true, 0},
+    {"P3.reduce_into_state.out", true, "smt", "unsat", true, 0},
+    {"P5.routing", false, "structural", "holds", true, kAllForms},
+    {"P5.decay_pass", false, "smt", "unsat", true, 0},
+    {"P9.locality", false, "smt", "unsat", true, kAllForms},
+    {"P9.spread.d", true, "smt", "sat", false, 0},
+    {"P6.accumulator", false, "structural", "holds", true, kAllForms},
+    {"P6.state_dtype", false, "structural", "holds", true, 0},
+    {"P6.gain_bound", false, "smt", "unsat", false, 0},
+    {"P7.inplace_order", false, "structural", "holds", true, kAllForms},
+    {"P8.residency", false, "structural", "holds", true, kFused},
+    {"P1.module_semantics", false, "structural", "holds", true, 0},
+    {"TV.result", true, "smt", "unsat", true, kTv},
 };
 
 /// The table entry of `id`, or nullptr for an id fusecert never writes.

@@ -17,8 +17,9 @@
 // non-owner's contribution; the induction step reuses the identity with
 // g1 + ... + gk in place of g1.)
 //
-// f is the consumer's OWN body for that output when it has one (a proven
-// linalg.generic: the roles come from recognition by proof, never from the
+// f is the consumer's OWN body for that output when it has one (a
+// linalg.generic: the state is, by dataflow, the one input other than the
+// gradient that the output's yield reads; never a recognised role or the
 // `optimizer` hint), else the reference update of verifier/model/optimizer.h
 // for the declared optimizer, instantiated with its declared hyper-parameters;
 // a state that cannot be identified is `missing` (fail closed). sat: illegal,
@@ -62,25 +63,42 @@ std::string finish(z3::context& ctx, const z3::expr& lhs, const z3::expr& rhs, c
   return q.smt2();
 }
 
-/// From a proven linalg.generic body: yield `out` as a function of its block
-/// arguments, the gradient argument and the state argument varied.
-Built body_query(const ir::Op& cons, int grad_arg, const std::vector<std::string>& roles,
-                 const std::vector<std::string>& outputs, size_t out) {
+/// From a linalg.generic body: yield `out` as a function of its block
+/// arguments, the gradient argument and the state argument varied. The
+/// state is shown by dataflow: the one input other than the gradient that
+/// the yield reads (B1 = mu*B + g reads B; m1 = b1*m + (1-b1)*g reads m).
+/// A yield reading several (AdamW's W1 reads W, m, v) has no one state to
+/// seed, and is `missing`.
+Built body_query(const ir::Op& cons, int grad_arg, size_t out) {
   Built b;
-  if (out >= outputs.size() || roles.empty()) {
-    b.why_not = "the consumer was not recognised by proof, so which input is the state of output " +
-                std::to_string(out) + " is unknown";
+  b.role = "result " + std::to_string(out);
+  const ir::Body& full = *cons.body;
+  std::vector<bool> reads(full.num_args, false), seen(full.nodes.size(), false);
+  std::vector<int> work;
+  if (out < full.yields.size()) work.push_back(full.yields[out]);
+  while (!work.empty()) {
+    const int n = work.back();
+    work.pop_back();
+    if (n < 0 || static_cast<size_t>(n) >= seen.size() || seen[n]) continue;
+    seen[n] = true;
+    const ir::BodyNode& node = full.nodes[n];
+    if (node.kind == ir::BodyNode::Kind::Arg && node.arg >= 0 && static_cast<unsigned>(node.arg) < full.num_args)
+      reads[node.arg] = true;
+    for (int o : node.operands) work.push_back(o);
+  }
+  std::vector<int> states;
+  for (int k = 0; k < cons.num_inputs && static_cast<unsigned>(k) < full.num_args; ++k)
+    if (k != grad_arg && reads[k]) states.push_back(k);
+  if (out >= full.yields.size() || grad_arg < 0 || states.size() != 1) {
+    b.why_not = out >= full.yields.size() ? "the body yields no value " + std::to_string(out)
+                : states.empty()           ? "result " + std::to_string(out) + " reads no input but the gradient, so it "
+                                             "carries no state"
+                                           : "result " + std::to_string(out) + " reads " + std::to_string(states.size()) +
+                                                 " inputs besides the gradient, so which one is its state is not shown";
     return b;
   }
-  b.role = outputs[out];
-  b.state = state_of(b.role);
-  int state_arg = -1;
-  for (size_t i = 0; i < roles.size(); ++i)
-    if (roles[i] == b.state) state_arg = static_cast<int>(i);
-  if (state_arg < 0 || grad_arg < 0) {
-    b.why_not = "output " + std::to_string(out) + " (" + b.role + ") has no state input among the proven roles";
-    return b;
-  }
+  const int state_arg = states[0];
+  b.state = "in" + std::to_string(state_arg);
   z3::context ctx;
   smt::RealArith ra(ctx, {});
   // Only the nodes this yield depends on: an unrelated √ (AdamW's W1) would
@@ -111,7 +129,7 @@ Built body_query(const ir::Op& cons, int grad_arg, const std::vector<std::string
     for (unsigned k = 0; k < body.num_args; ++k) {
       if (static_cast<int>(k) == grad_arg) a.push_back(gv);
       else if (static_cast<int>(k) == state_arg) a.push_back(sv);
-      else if (k < roles.size()) a.push_back(ctx.real_const(roles[k].c_str()));
+      else if (static_cast<int>(k) < cons.num_inputs) a.push_back(ctx.real_const(("in" + std::to_string(k)).c_str()));
       else a.push_back(ctx.real_const(("init" + std::to_string(k)).c_str()));
     }
     return a;
@@ -260,7 +278,7 @@ void guard_reduce_into_state(GuardContext& g) {
     std::string source;
     if (generic) {
       if (!cons->body) b.why_not = "the " + cons->name + " has no body";
-      else b = body_query(*cons, g.c.consumer_operand, g.facts.roles, g.facts.outputs, i);
+      else b = body_query(*cons, g.c.consumer_operand, i);
       source = "the " + cons->name + " body";
     } else if (!g.facts.reference) {
       // Opaque (a table op without a body): the single-use guard already

@@ -1,14 +1,19 @@
 // P1 guard, single use: the weight gradient has exactly one use and that use
-// is an optimizer. A linalg.generic consumer is recognised by proving its body
-// equal to a reference update (verifier/ir/recognize.h); a table optimizer
-// op (role optimizer) by its table entry and operand position, and one whose
-// entry has no body is opaque: inconclusive, never assumed.
+// is an optimizer update. What the update computes is the other guards'
+// business, decided from the IR: for linalg on tensors and the DAG form the
+// consumer is the dependence slice from the gradient to the step's results
+// (verifier/ir/dependence.h); for a bufferized linalg.generic its own body
+// and maps. Recognising the body as AdamW / SGD / momentum is a remark made
+// after the verdict (verifier/guards/recognition.h), never read here. A table
+// optimizer op (role optimizer) is judged by its table entry and operand
+// position, and one whose entry has no body is opaque: inconclusive, never
+// assumed.
 #include <algorithm>
 #include <stdexcept>
 
 #include "verifier/guards/guards.h"
 #include "verifier/ir/dialect_table.h"
-#include "verifier/ir/recognize.h"
+#include "verifier/ir/scalar_fn.h"
 
 namespace fusecert::guards {
 
@@ -139,15 +144,36 @@ static void single_producer(GuardContext& g, const std::string& gname) {
                                        ": other layers' squares in a global norm, judged by P2.clip_scope)"));
 }
 
-/// Whether P1 is decided on the dependence slice: always for the DAG form;
-/// for linalg on tensors when the slice could be followed and either the
-/// consumer's body is not proven equal to a reference update (recognition is
-/// a remark, never a reason to reject) or a second contraction reaches it.
+/// Whether P1 is decided on the dependence slice: always for the DAG form
+/// and for linalg on tensors (a slice that cannot be followed is
+/// inconclusive, never judged by resemblance to a reference update), except
+/// where the slice stops only at collectives reducing the consumer's outputs
+/// (reduce-into-state, the P3 guard's): there, as for a bufferized consumer,
+/// the one linalg.generic reading the gradient is read by its own body.
 bool uses_dag(const GuardContext& g) {
   if (g.c.form == ir::Form::Dag) return true;
-  if (g.c.form != ir::Form::Linalg || !g.facts.dag || !g.facts.dag->problem.empty() || g.c.consumer < 0) return false;
-  const ir::Dag& dag = *g.facts.dag;
-  return !g.facts.reference || dag.tied_at >= 0 || dag.other_contraction >= 0;
+  return g.c.form == ir::Form::Linalg && g.facts.dag && g.c.consumer >= 0 && !g.facts.reduced_outputs;
+}
+
+/// Which block arguments each yield of `body` reads, directly or not.
+std::vector<std::vector<bool>> yield_reads(const ir::Body& body) {
+  std::vector<std::vector<bool>> out;
+  for (int y : body.yields) {
+    std::vector<bool> args(body.num_args, false), seen(body.nodes.size(), false);
+    std::vector<int> stack{y};
+    while (!stack.empty()) {
+      const int n = stack.back();
+      stack.pop_back();
+      if (n < 0 || static_cast<size_t>(n) >= seen.size() || seen[n]) continue;
+      seen[n] = true;
+      const ir::BodyNode& node = body.nodes[n];
+      if (node.kind == ir::BodyNode::Kind::Arg && node.arg >= 0 && static_cast<unsigned>(node.arg) < body.num_args)
+        args[node.arg] = true;
+      for (int o : node.operands) stack.push_back(o);
+    }
+    out.push_back(std::move(args));
+  }
+  return out;
 }
 
 void guard_single_use(GuardContext& g) {
@@ -215,14 +241,6 @@ void guard_single_use(GuardContext& g) {
                  "the gradient's consumer is the element-wise DAG from " + g.producer().name + " at " +
                      g.producer().loc.str() + " to the step's results " + outs + ", followed op by op");
     single_producer(g, gname);
-    // A declared optimizer is a hint, cross-checked against the body: one
-    // the body is not proven to compute is a warning, never a verdict.
-    if (c.form == ir::Form::Linalg && g.facts.recognition && !g.facts.recognition->declared.empty() &&
-        !g.facts.reference)
-      g.warning("P1", id, g.consumer()->loc,
-                "the op declares optimizer = \"" + g.facts.recognition->declared +
-                    "\" but its body is not proven equal to that reference update; the declaration is a hint only, "
-                    "and legality is decided by what the body reads");
     return;
   }
   if (c.consumer < 0) {
@@ -299,61 +317,177 @@ void guard_single_use(GuardContext& g) {
     g.structural(id, claim, "holds", "single use: " + at + " (gradient) of " + cons.name + " at " + cons.loc.str());
     return;
   }
-  // linalg.generic: prove what it computes.
+  // A bufferized linalg.generic (or one whose outputs are reduced): its own
+  // body, read op by op (what it computes is the other guards' business: P9
+  // from its maps, ...).
   if (!cons.body || c.consumer_operand >= cons.num_inputs) {
     g.structural(id, claim, "violated", "the gradient is an init (outs) operand of " + cons.name);
     g.error("P1", id, cons.loc, "cannot fuse: " + gname + " is written, not read, by this " + cons.name)
         .notes.push_back(g.producer_note("weight-gradient producer here"));
     return;
   }
-  if (!g.facts.recognition) throw std::logic_error("facts: no recognition for a consumer with a body");
-  const ir::Recognition& rec = *g.facts.recognition;
-  if (!rec.smt2.empty()) {
-    auto& o = g.smt_answered("P1.consumer_is_optimizer", rec.claim, rec.smt2, "unsat", "QF_NRA",
-                             g.facts.recognition_answer);
-    std::string roles;
-    for (size_t i = 0; i < rec.roles.size(); ++i) roles += (i ? ", " : "") + std::string("in") + std::to_string(i) + "=" + rec.roles[i];
-    for (size_t i = 0; i < rec.outputs.size(); ++i) roles += ", out" + std::to_string(i) + "=" + rec.outputs[i];
-    o.evidence = "role assignment: " + roles;
-    if (o.answer == "unsat" && o.decided()) {  // non-vacuous: the premises are satisfiable
-      g.structural(id, claim, "holds",
-                   "single use: operand " + std::to_string(c.consumer_operand) + " of the " + cons.name + " at " +
-                       cons.loc.str() + ", proven to compute " + rec.kind);
-      if (!rec.declared.empty() && rec.declared != rec.kind)
-        g.warning("P1", id, cons.loc,
-                  "the op declares optimizer = \"" + rec.declared + "\" but its body is proven to compute " + rec.kind);
-    } else if (o.answer == "sat") {
-      // The same obligation set whether sampling or Z3 rejected the body:
-      // P1.consumer_is_optimizer (sat) and P1.single_use (violated).
-      auto& s = g.structural(id, claim, "violated",
-                             "unknown consumer: " + (rec.detail.empty() ? "Z3 refutes that " + rec.claim : rec.detail));
-      for (auto& [name, value] : rec.samples) s.model.push_back({name, "Real", value, ""});
-      g.error("P1", "P1.consumer_is_optimizer", cons.loc,
-              "unknown consumer: the " + cons.name + " body is not equal to the reference update (Z3 found inputs where "
-              "they differ" + std::string(rec.samples.empty() ? "" : "; so do the sample points") + ")")
-          .notes.push_back(g.producer_note("weight-gradient producer here"));
-    } else {
-      g.error("P1", "P1.consumer_is_optimizer", cons.loc,
-              "could not decide whether the " + cons.name + " body is an optimizer update: solver answered " + o.answer +
-                  (o.reason.empty() ? "" : " (" + o.reason + ")"));
-    }
-    return;
-  }
-  if (!rec.missing.empty()) {
-    std::string keys;
-    for (auto& k : rec.missing) keys += (keys.empty() ? "" : ", ") + k;
-    g.structural(id, claim, "missing", "hyper-parameter attributes needed to prove the body: " + keys);
+  // Dependence needs no scalar semantics: every op of a linalg.generic
+  // body combines its operands at one loop point (an op fusecert has no
+  // real-number model for, such as Lion's cmpf / select, included). Only an
+  // operand from outside the body can read elsewhere (a captured buffer, a
+  // load): that body is not read.
+  const ir::Body& body = *cons.body;
+  const auto outside = std::find_if(body.nodes.begin(), body.nodes.end(), [](const ir::BodyNode& n) {
+    return std::find(n.operands.begin(), n.operands.end(), -1) != n.operands.end();
+  });
+  if (outside != body.nodes.end() || std::find(body.yields.begin(), body.yields.end(), -1) != body.yields.end()) {
+    const std::string what = outside != body.nodes.end() ? outside->op : std::string("its yield");
+    g.structural(id, claim, "missing",
+                 "the body of the " + cons.name + " reads a value defined outside it (" + what + ")");
     g.error("P1", id, cons.loc,
-            "missing semantic keys to recognise the consumer by proof (" + keys +
-                "): the reference update needs the hyper-parameters the body was built with")
-        .notes.push_back(g.producer_note("weight-gradient producer here"));
+            "cannot read the consumer of " + gname + ": " + what + " in the body of this " + cons.name +
+                " reads a value defined outside the body, which may be any element of any buffer; fusecert does not "
+                "guess what the body reads, so the candidate is inconclusive")
+        .notes.push_back(g.producer_note("weight-gradient producer here; decidable when the body reads only its block "
+                                         "arguments and constants defined inside it"));
     return;
   }
-  g.structural(id, claim, "violated", "unknown consumer: " + rec.detail);
-  g.error("P1", id, cons.loc,
-          "unknown consumer: the " + cons.name + " reading the weight gradient is not an optimizer fusecert can prove "
-          "(" + rec.detail + ")")
-      .notes.push_back(g.producer_note("weight-gradient producer here"));
+  // A second contraction's result read by the update (a tied weight, as
+  // the dependence slice finds in tensor form): summed with the gradient in
+  // the body, two contractions produce W's gradient; read otherwise, which
+  // producers the step has is not decided here.
+  {
+    std::vector<std::vector<bool>> reads(body.nodes.size(), std::vector<bool>(body.num_args, false));
+    for (size_t n = 0; n < body.nodes.size(); ++n) {
+      const ir::BodyNode& node = body.nodes[n];
+      if (node.kind == ir::BodyNode::Kind::Arg && node.arg >= 0 && static_cast<unsigned>(node.arg) < body.num_args)
+        reads[n][node.arg] = true;
+      for (int o : node.operands)
+        if (o >= 0 && static_cast<size_t>(o) < n)
+          for (unsigned a = 0; a < body.num_args; ++a) reads[n][a] = reads[n][a] || reads[o][a];
+    }
+    for (int k = 0; k < cons.num_inputs && static_cast<size_t>(k) < cons.operands.size(); ++k) {
+      if (k == c.consumer_operand) continue;
+      const int v = cons.operands[k];
+      const ir::Op* other = nullptr;
+      for (int id2 : m.funcs[c.func].ops) {
+        const ir::Op& op = m.ops[id2];
+        if (id2 == c.producer || op.index > cons.index) continue;
+        const ir::OpSpec* s = ir::spec_of(op);
+        const bool contraction = op.kind == ir::Op::Kind::MatmulTransposeA || op.kind == ir::Op::Kind::Matmul ||
+                                 (s && s->role == ir::OpRole::Contraction) ||
+                                 (op.kind == ir::Op::Kind::Generic &&
+                                  std::find(op.iterators.begin(), op.iterators.end(), "reduction") != op.iterators.end());
+        const auto in = ir::inits(op);
+        if (contraction && std::find(in.begin(), in.end(), v) != in.end()) other = &op;
+      }
+      if (!other) continue;
+      bool summed = false;
+      for (size_t n = 0; n < body.nodes.size(); ++n) {
+        const ir::BodyNode& node = body.nodes[n];
+        if (node.kind != ir::BodyNode::Kind::Op || !ir::sums(node.fn) || node.operands.size() != 2) continue;
+        const int a = node.operands[0], b = node.operands[1];
+        if (a < 0 || b < 0) continue;
+        const unsigned gk = static_cast<unsigned>(c.consumer_operand), ok = static_cast<unsigned>(k);
+        if ((reads[a][gk] && reads[b][ok]) || (reads[a][ok] && reads[b][gk])) summed = true;
+      }
+      const std::string pid = "P1.single_producer";
+      const std::string pclaim = "one contraction produces the weight gradient: no contraction over other operands "
+                                 "sums into it, and no other contraction reaches the updated values";
+      if (summed) {
+        g.structural(pid, pclaim, "violated",
+                     "the " + cons.name + " at " + cons.loc.str() + " sums the result of " + other->name + " at " +
+                         other->loc.str() + " (its input " + std::to_string(k) + ") with the gradient");
+        g.error("P1", pid, cons.loc,
+                "cannot fuse the update into the weight-gradient epilogue: this " + cons.name + " sums " + gname +
+                    " with the result of a second contraction (" + other->name + " at " + other->loc.str() +
+                    ", a tied weight), so no single producer's tile holds the finished gradient")
+            .notes.push_back(g.producer_note("weight-gradient producer here; legal when one contraction (over the "
+                                             "concatenated K) produces the gradient"));
+      } else {
+        g.structural(pid, pclaim, "missing",
+                     "the " + cons.name + " reads the result of " + other->name + " at " + other->loc.str() +
+                         " (its input " + std::to_string(k) + ") other than as a sum into the gradient");
+        g.error("P1", pid, cons.loc,
+                "cannot decide the producers of " + gname + ": this " + cons.name + " also reads the result of " +
+                    other->name + " at " + other->loc.str() + "; fusecert certifies only a step whose update reads "
+                    "no contraction but the gradient's, so the candidate is inconclusive")
+            .notes.push_back(g.producer_note("weight-gradient producer here"));
+      }
+      return;
+    }
+  }
+  // An update combines the gradient with a value the step holds (W, its
+  // state): some yield reads the gradient's block argument and another input.
+  bool reads_g = false, updates = false;
+  for (const auto& args : yield_reads(body)) {
+    const bool g_read = static_cast<unsigned>(c.consumer_operand) < args.size() && args[c.consumer_operand];
+    bool other = false;
+    for (int k = 0; k < cons.num_inputs && static_cast<size_t>(k) < args.size(); ++k)
+      other = other || (k != c.consumer_operand && args[k]);
+    reads_g = reads_g || g_read;
+    updates = updates || (g_read && other);
+  }
+  if (!updates) {
+    const std::string why = reads_g ? "its results are computed from the gradient and constants alone: it updates no "
+                                      "weight or state"
+                                    : "none of its results reads the gradient";
+    g.structural(id, claim, "violated", "the " + cons.name + " at " + cons.loc.str() + " is no update: " + why);
+    g.error("P1", id, cons.loc,
+            "cannot fuse into the weight-gradient epilogue: the only use of " + gname + " is this " + cons.name +
+                ", and " + why)
+        .notes.push_back(g.producer_note("weight-gradient producer here; legal when its only use updates W (and its "
+                                         "state) from the gradient"));
+    return;
+  }
+  // Its results are computed from the gradient: an op after it that reads
+  // a buffer it wrote (directly or through a view) continues the slice
+  // (LAMB's norm of u, read back by the W update), which fusecert does not
+  // follow on buffers. Returning them (or views of them) ends it; a
+  // collective reducing one is reduce-into-state (the P3 guard's).
+  if (c.form == ir::Form::Bufferized) {
+    // The buffers that hold only this step's values: the gradient buffer and
+    // those allocated in the step. A buffer updated in place (W) read after
+    // the update is the in-place order guard's (P7).
+    std::vector<int> alias;
+    for (int v : ir::inits(cons)) {
+      const int def = m.values[v].def_op;
+      const bool fresh = def >= 0 && m.ops[def].kind == ir::Op::Kind::Alloc;
+      if (m.values[v].type.kind == ir::Type::Kind::MemRef && (v == c.grad || fresh)) alias.push_back(v);
+    }
+    const ir::Op* reader = nullptr;
+    for (int id2 : m.funcs[c.func].ops) {
+      const ir::Op& op = m.ops[id2];
+      if (op.index <= cons.index || reader) continue;
+      const bool touches = std::any_of(op.operands.begin(), op.operands.end(), [&](int v) {
+        return std::find(alias.begin(), alias.end(), v) != alias.end();
+      });
+      if (!touches || op.kind == ir::Op::Kind::Dealloc) continue;
+      // A collective reducing a state it wrote is reduce-into-state, P3's.
+      if (const ir::OpSpec* s = ir::spec_of(op); s && s->role == ir::OpRole::Collective) continue;
+      if (op.access == ir::Op::Access::View) {
+        for (int r : op.results) alias.push_back(r);
+      } else if (op.access != ir::Op::Access::None) {
+        auto in_alias = [&](int v) { return std::find(alias.begin(), alias.end(), v) != alias.end(); };
+        const std::vector<int> read = op.access == ir::Op::Access::Inputs ? ir::inputs(op)
+                                      : op.access == ir::Op::Access::Operand0
+                                          ? std::vector<int>(op.operands.begin(), op.operands.begin() + 1)
+                                          : op.operands;
+        if (std::any_of(read.begin(), read.end(), in_alias)) reader = &op;
+      }
+    }
+    if (reader) {
+      g.structural(id, claim, "missing",
+                   reader->name + " at " + reader->loc.str() + " reads a buffer the " + cons.name +
+                       " wrote from the gradient");
+      g.error("P1", id, reader->loc,
+              "cannot follow the consumer of " + gname + ": this " + reader->name + " reads a buffer the " +
+                  cons.name + " at " + cons.loc.str() + " wrote from the gradient, and fusecert does not follow a "
+                  "bufferized slice past one op; it does not guess what the step computes, so the candidate is "
+                  "inconclusive")
+          .notes.push_back(g.producer_note("weight-gradient producer here; decidable on the IR on tensors (before buffers are assigned)"));
+      return;
+    }
+  }
+  g.structural(id, claim, "holds",
+               "single use: operand " + std::to_string(c.consumer_operand) + " of the " + cons.name + " at " +
+                   cons.loc.str() + ", an update whose body is read op by op (results combine the gradient with W "
+                   "or its state)");
 }
 
 }  // namespace fusecert::guards

@@ -323,6 +323,35 @@ std::vector<std::pair<int, int>> uses_of(const Module& m, int v, int producer) {
     if (m.ops[u.first].kind == Op::Kind::Dealloc) continue;
     out.push_back(u);
   }
+  if (m.values[v].type.kind == Type::Kind::MemRef) {
+    // A bufferized consumer may write its results into the gradient buffer
+    // itself (one-shot-bufferize reuses it): a linalg.generic that reads the
+    // buffer as an input and also takes it as an init, every loop parallel,
+    // overwrites every element after reading it. Its init operand is not a
+    // second use, and the ops after it read its results, not the gradient.
+    int overwrite = -1;
+    for (const auto& u : out) {
+      const Op& op = m.ops[u.first];
+      if (op.kind != Op::Kind::Generic || op.func != m.ops[producer].func || u.second < op.num_inputs) continue;
+      const bool reads = std::any_of(out.begin(), out.end(), [&](const auto& w) {
+        return w.first == u.first && w.second < op.num_inputs;
+      });
+      const bool parallel = std::all_of(op.iterators.begin(), op.iterators.end(),
+                                        [](const std::string& it) { return it == "parallel"; });
+      if (reads && parallel && (overwrite < 0 || op.index < m.ops[overwrite].index)) overwrite = u.first;
+    }
+    if (overwrite >= 0) {
+      const Op& w = m.ops[overwrite];
+      std::vector<std::pair<int, int>> kept;
+      for (const auto& u : out) {
+        const Op& op = m.ops[u.first];
+        if (u.first == overwrite && u.second >= w.num_inputs) continue;
+        if (op.func == w.func && op.index > w.index) continue;
+        kept.push_back(u);
+      }
+      out = std::move(kept);
+    }
+  }
   return through_calls(m, out);
 }
 
