@@ -179,7 +179,7 @@ fi
 has "$W/bad6.err" "needs --out"
 
 # --timestamp is the only source of a time, and only when asked.
-certify "$W/ts" 2 models --timestamp
+certify "$W/ts" 1 models --timestamp  # the flat folder: illegal candidates, no input error (above)
 has "$W/ts/index.json" "generated_at"
 
 # Every certificate of the merged tree re-checks, with its input.

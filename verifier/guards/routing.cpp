@@ -297,7 +297,7 @@ void guard_routing(GuardContext& g) {
     if (!pass) pass = t.first_of(ir::OpRole::Decay);
   // A linalg consumer's pass is linalg ops (found by dataflow below), never
   // a table op of another dialect.
-  const std::string pass_name = cons->kind == ir::Op::Kind::Generic ? "linalg.generic ops computing the body at g = 0"
+  const std::string pass_name = cons->kind == ir::Op::Kind::Generic ? cons->name + " ops computing the body at g = 0"
                                 : pass                              ? pass->name
                                                                     : "a decay op";
   const ir::Op* decay = nullptr;
