@@ -12,6 +12,7 @@
 
 #include "docaudit/repo.h"
 #include "docaudit/text.h"
+#include "support/repo_config.h"
 #include "support/rules_dir.h"
 
 namespace fusecert::docaudit {
@@ -23,14 +24,11 @@ std::string where(const std::string& file, const YAML::Node& n) {
   return file + ":" + std::to_string(m.line + 1) + ":" + std::to_string(m.column + 1);
 }
 
-/// The top-level keys a configuration file may hold. Only `fusecert docs`
-/// reads `.fusecert.yaml` (the hook and certify do not), so `docs` is the only
-/// one; any other (a typo such as `dosc:`) is a ConfigError, never a silently
-/// ignored section.
-const std::vector<std::string>& top_level_keys() {
-  static const std::vector<std::string> keys = {"docs"};
-  return keys;
-}
+/// The top-level keys a configuration file may hold: one list for every
+/// reader (support/repo_config.h: `docs:` is this loader's, `ir:` certify's,
+/// which validates it); any other (a typo such as `dosc:`) is a ConfigError,
+/// never a silently ignored section.
+const std::vector<std::string>& top_level_keys() { return support::repo_config_sections(); }
 
 /// A key that occurs twice in one mapping, at any depth, is a ConfigError at
 /// its second occurrence (yaml-cpp keeps one of the two values silently; which
@@ -370,7 +368,7 @@ RuleSet load_rule_set_unchecked(const std::filesystem::path& default_file,
       const auto& known = top_level_keys();
       if (std::find(known.begin(), known.end(), key) == known.end())
         throw ConfigError(where(p.string(), kv.first) + ": unknown top-level key `" + key +
-                          "`; a configuration file holds only `docs:`");
+                          "`; a configuration file holds only `docs:` and `ir:`");
     }
     YAML::Node docs = top["docs"];
     sources.push_back(p.string());

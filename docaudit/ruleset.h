@@ -144,8 +144,9 @@ std::filesystem::path default_rules_dir();
 
 /// Loads `default_file` (the rule set itself), then merges each override file
 /// in order. An override file is a repository config (`.fusecert.yaml` format):
-/// a mapping whose `docs:` key holds overrides. Any other top-level key is a
-/// ConfigError (no other subcommand reads the file, so it can only be a typo).
+/// a mapping whose `docs:` key holds overrides; `ir:` is certify's (read and
+/// validated there, support/repo_config.h). Any other top-level key is a
+/// ConfigError (a typo, never a silently ignored section).
 /// Under `docs.rules`, `RULE: SEVERITY` is short for `RULE: {severity: SEVERITY}`.
 /// Validates and converts. Throws ConfigError.
 RuleSet load_rule_set(const std::filesystem::path& default_file,

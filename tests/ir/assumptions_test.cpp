@@ -6,6 +6,8 @@
 // none|layer|global, unrouted dense_zero_grad|skip).
 #include <gtest/gtest.h>
 
+#include <cstdio>
+
 #include "verifier/guards/assumptions.h"
 
 namespace g = fusecert::guards;
@@ -65,4 +67,44 @@ TEST_F(Assume, ClearForgetsEverything) {
   g::clear_assumptions();
   EXPECT_EQ(g::assumed("routing"), nullptr);
   EXPECT_EQ(g::add_assumption("routing=dense"), "");
+}
+
+// `ir.assume:` in .fusecert.yaml (issue #16 acceptance R9: the section was ignored): read for the keys
+// --assume did not give (the command line beats the file); a bad key or value is a problem at its
+// line and column, and nothing of the file is then in force.
+namespace {
+std::string write_config(const std::string& name, const std::string& text) {
+  const std::string path = ::testing::TempDir() + name;
+  FILE* f = std::fopen(path.c_str(), "w");
+  std::fputs(text.c_str(), f);
+  std::fclose(f);
+  return path;
+}
+}  // namespace
+
+TEST_F(Assume, ConfigFileFillsWhatTheCommandLineDidNotGive) {
+  ASSERT_EQ(g::add_assumption("routing=conditional"), "");
+  const std::string p = write_config("ok.yaml", "docs: {}\nir:\n  assume:\n    routing: dense\n    grad_clip_scope: none\n");
+  EXPECT_EQ(g::load_assumption_file(p).message, "");
+  EXPECT_EQ(g::assumed("routing")->text, "conditional");  // --assume beats the file
+  EXPECT_EQ(g::assumption_source("routing"), "--assume");
+  EXPECT_EQ(g::assumed("grad_clip_scope")->text, "none");
+  EXPECT_EQ(g::assumption_source("grad_clip_scope"), p + ":5:5");
+}
+
+TEST_F(Assume, ConfigFileProblemsAreLocatedAndApplyNothing) {
+  const auto bad_key = g::load_assumption_file(write_config("k.yaml", "ir:\n  assume:\n    grad_clip_scope: none\n    routng: dense\n"));
+  EXPECT_NE(bad_key.message.find("unknown key 'routng'"), std::string::npos) << bad_key.message;
+  EXPECT_EQ(bad_key.line, 4u);
+  EXPECT_EQ(bad_key.col, 5u);
+  EXPECT_TRUE(g::assumptions().empty());
+  const auto bad_value = g::load_assumption_file(write_config("v.yaml", "ir:\n  assume:\n    unrouted: zero\n"));
+  EXPECT_NE(bad_value.message.find("unknown value 'zero'"), std::string::npos) << bad_value.message;
+  EXPECT_EQ(bad_value.line, 3u);
+  EXPECT_NE(g::load_assumption_file(write_config("t.yaml", "dosc: {}\n")).message.find("unknown top-level key"),
+            std::string::npos);
+  EXPECT_NE(g::load_assumption_file(write_config("d.yaml", "ir:\n  assume:\n    routing: dense\n    routing: dense\n"))
+                .message.find("duplicate key 'routing'"),
+            std::string::npos);
+  EXPECT_TRUE(g::assumptions().empty());
 }

@@ -84,7 +84,7 @@ void add_certify_command(CLI::App& app, int& exit_code) {
   add_assume_option(cmd, o->assumes);
   auto tree = add_certify_tree_options(cmd);  // folders, globs, --shard, --merge: certify_tree.cpp
   cmd->callback([o, tree, &exit_code]() {
-    if (int rc = load_assumptions("fusecert certify", o->assumes)) {
+    if (int rc = load_assumptions("fusecert certify", o->assumes, o->files.empty() ? "" : o->files.front())) {
       exit_code = rc;
       return;
     }

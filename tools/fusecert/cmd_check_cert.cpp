@@ -45,7 +45,8 @@ void add_check_cert_command(CLI::App& app, int& exit_code) {
   add_dialect_option(cmd, o->dialects);
   add_assume_option(cmd, o->assumes);
   cmd->callback([o, &exit_code]() {
-    if (int rc = load_assumptions("fusecert check-cert", o->assumes)) {
+    if (int rc = load_assumptions("fusecert check-cert", o->assumes,
+                                  !o->ir.empty() ? o->ir : o->certs.empty() ? "" : o->certs.front())) {
       exit_code = rc;
       return;
     }

@@ -14,6 +14,7 @@
 #include "docaudit/text.h"
 #include "support/diag/render.h"
 #include "support/files.h"
+#include "support/repo_config.h"
 #include "tools/fusecert/commands.h"
 
 #ifndef FUSECERT_VERSION
@@ -41,14 +42,7 @@ struct DocsArgs {
 /// current folder.
 fs::path discover_root(const DocsArgs& a) {
   if (!a.repo_root.empty()) return a.repo_root;
-  std::error_code ec;
-  fs::path start = a.paths.empty() ? fs::current_path() : fs::absolute(a.paths.front(), ec);
-  if (!fs::is_directory(start, ec)) start = start.parent_path();
-  for (fs::path p = start; !p.empty(); p = p.parent_path()) {
-    if (fs::exists(p / ".git", ec) || fs::exists(p / ".fusecert.yaml", ec)) return p;
-    if (p == p.parent_path()) break;
-  }
-  return fs::current_path();
+  return support::find_repo_root(a.paths.empty() ? fs::path() : fs::path(a.paths.front()));
 }
 
 /// A configuration error at the file (line, column) its message starts with,
@@ -85,8 +79,8 @@ int run_docs(const DocsArgs& a) {
                                                                             : "not a regular file");
       }
       overrides.push_back(a.config);
-    } else if (fs::is_regular_file(root / ".fusecert.yaml", ec)) {
-      overrides.push_back(root / ".fusecert.yaml");
+    } else if (const fs::path cfg = support::repo_config_of(root); !cfg.empty()) {
+      overrides.push_back(cfg);
     }
     const da::RuleSet rules = da::load_rule_set(da::default_rules_dir() / "default.yaml", overrides);
 

@@ -48,9 +48,12 @@ int load_dialects(const std::string& tool, const std::vector<std::string>& files
 
 /// --assume KEY=VALUE, repeatable (assume_option.cpp).
 void add_assume_option(CLI::App* cmd, std::vector<std::string>& kvs);
-/// Puts every --assume in force; 0, or the exit code of the error it printed
-/// (an unknown key or value is a usage error).
-int load_assumptions(const std::string& tool, const std::vector<std::string>& kvs);
+/// Puts every --assume in force, then the `ir.assume:` entries of the
+/// .fusecert.yaml of the repository holding `start` (the first input; empty:
+/// the current folder) for the keys not given; 0, or the exit code of the
+/// error it printed (an unknown key or value is a usage error, in the file
+/// at its line and column).
+int load_assumptions(const std::string& tool, const std::vector<std::string>& kvs, const std::string& start);
 
 /// Puts the exit-code table at the end of `cmd`'s --help.
 CLI::App* with_exit_codes(CLI::App* cmd);

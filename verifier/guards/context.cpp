@@ -167,16 +167,20 @@ const ir::Attr* GuardContext::fact(const ir::Op& op, const std::string& key, con
     for (auto& kv : out.assumed) listed = listed || kv.first == meaning;
     if (!listed) out.assumed.emplace_back(meaning, a->text);
     remark(prop, obligation_id, op.loc,
-           "assumed " + meaning + " = \"" + a->text + "\" (--assume): " + op.name + " does not state '" + key + "'");
+           "assumed " + meaning + " = \"" + a->text + "\" (" + assumption_source(meaning) + "): " + op.name + " does not state '" + key + "'");
     return a;
   }
-  // Absent: require reports the missing key; the note goes on that error only.
-  const size_t before = out.diags.size();
-  require(op, key, prop, obligation_id, values);
-  if (out.diags.size() > before)
-    out.diags[before].notes.push_back(
-        {op.loc, "the IR does not state it: state it as the attribute '" + key + "', or assume it with --assume " +
-                     meaning + "=VALUE"});
+  // Neither shown nor assumed: the IR is not wrong (the fact is outside it),
+  // the candidate is inconclusive (exit 3), and the warning names what to add.
+  structural(obligation_id, "the fact '" + meaning + "' is shown by the IR or assumed", "missing",
+             "attribute '" + key + "' absent on " + op.name + " at " + op.loc.str() + " and no assumption " + meaning);
+  auto& d = warning(prop, obligation_id, op.loc,
+                    "'" + key + "' is neither stated on " + op.name + " nor assumed: fusecert does not assume a "
+                    "default (" + values + "); the candidate is inconclusive");
+  d.notes.push_back(producer_note("weight-gradient producer of this candidate"));
+  d.notes.push_back({op.loc, "the IR does not state it: state it as the attribute '" + key +
+                                 "', or assume it with --assume " + meaning + "=VALUE (or under ir.assume: in "
+                                 ".fusecert.yaml)"});
   return nullptr;
 }
 

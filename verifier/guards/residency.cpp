@@ -1,9 +1,15 @@
-// P8 guard, residency (fused IR only): a fused wgrad+optimizer op must not
-// materialise a gradient-shaped value or allocation, and the gradient tile
-// must not escape the op. The check counts, in the spirit of FileCheck's
-// CHECK-COUNT: gradient-shaped operands beyond (X, dY, W, state...) and
-// gradient-shaped results beyond the updated (W, state...); the certificate
-// names what was counted.
+// P8 guard, residency (fused IR only), by dataflow (issue #16: "the fused op
+// holds no value derived from the gradient at full size; an m or v of W's
+// shape is state, not an escaped gradient"). Inside a fused op the gradient
+// is never an SSA value, so a gradient-derived value can reach memory only
+// through the op: a gradient-sized result beyond the updated (W, state...)
+// (an escape), a gradient-sized operand beyond the roles of its table entry
+// (a buffer the op, opaque beyond those roles, may write the gradient into),
+// or an allocation in the function that receives a value computed from an
+// escaped result. An allocation filled from no such value (a zero tensor, a
+// buffer computed from the updated state) holds nothing of the gradient and
+// does not count, whatever its size. The certificate names what was counted.
+#include <algorithm>
 #include <optional>
 #include <set>
 
@@ -20,6 +26,21 @@ std::optional<int64_t> elements(const ir::Type& t) {
     n *= d;
   }
   return n;
+}
+
+/// The values of function `func` computed from `seed` (the seed included):
+/// results of every op with an operand in the set, to a fixed point (program
+/// order makes one pass enough outside loops).
+std::set<int> forward_closure(const ir::Module& m, int func, std::set<int> seed) {
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (int oid : m.funcs[func].ops) {
+      const ir::Op& op = m.ops[oid];
+      if (std::none_of(op.operands.begin(), op.operands.end(), [&](int v) { return seed.count(v) > 0; })) continue;
+      for (int r : op.results) grew = seed.insert(r).second || grew;
+    }
+  }
+  return seed;
 }
 }  // namespace
 
@@ -72,21 +93,51 @@ void guard_residency(GuardContext& g) {
     const ir::Value& v = g.m.values[f.results[i]];
     if (grad_sized(v.type)) found.push_back("result " + std::to_string(i) + " (" + v.type.text + ") escapes the op");
   }
-  // Any other gradient-sized allocation in the fused function (typed by the
-  // front end: ir::Op::Kind::Alloc).
+  // The values computed from an escaped result (the only gradient-derived
+  // values outside the op): an allocation counts when an op writes such a
+  // value into it or into a value computed from it (a linalg op's outs, a
+  // memref.copy or store target). The function's return and a dealloc write
+  // nothing. Allocations filled from anything else are not the gradient's.
+  std::set<int> escaped;
+  for (size_t i = expect_out; i < f.results.size(); ++i) escaped.insert(f.results[i]);
+  escaped = forward_closure(g.m, f.func, escaped);
+  size_t uncounted = 0;
   for (int oid : g.m.funcs[f.func].ops) {
     const ir::Op& op = g.m.ops[oid];
     if (op.kind != ir::Op::Kind::Alloc || counted_defs.count(op.id) || op.results.empty()) continue;
     const ir::Value& v = g.m.values[op.results[0]];
     if (!grad_sized(v.type)) continue;
-    found.push_back("allocation " + op.name + " (" + v.type.text + ") at " + op.loc.str());
+    const std::set<int> held = forward_closure(g.m, f.func, {op.results[0]});
+    const ir::Op* writer = nullptr;
+    for (int uid : g.m.funcs[f.func].ops) {
+      const ir::Op& u = g.m.ops[uid];
+      if (u.is_return || u.kind == ir::Op::Kind::Dealloc || u.id == op.id) continue;
+      auto in = [&](const std::set<int>& s) {
+        return std::any_of(u.operands.begin(), u.operands.end(), [&](int x) { return s.count(x) > 0; });
+      };
+      if (in(held) && in(escaped)) {
+        writer = &u;
+        break;
+      }
+    }
+    if (!writer) {
+      ++uncounted;
+      continue;
+    }
+    found.push_back("allocation " + op.name + " (" + v.type.text + ") at " + op.loc.str() +
+                    " receives a value computed from an escaped result (" + writer->name + " at " +
+                    writer->loc.str() + ")");
     if (!first) first = &op.loc;
   }
   std::string ev = "counted gradient-sized values (at least the " +
                    (grad_elems ? std::to_string(*grad_elems) : std::string("?")) + " elements of " + wt.text +
                    ", any shape): operands beyond (X, dY, W" +
                    std::string(g.facts.state_values.empty() ? "" : ", state") + "), results beyond the updated " +
-                   "state, and allocations in the function: " + std::to_string(found.size());
+                   "state, and allocations in the function that receive a value computed from such a result " +
+                   "(dataflow): " + std::to_string(found.size()) +
+                   (uncounted ? "; " + std::to_string(uncounted) + " gradient-sized allocation(s) hold no value "
+                                "derived from the gradient (not counted)"
+                              : std::string());
   for (auto& s : found) ev += "; " + s;
   if (found.empty()) {
     g.structural(id, claim, "holds", ev);

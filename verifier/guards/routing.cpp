@@ -7,6 +7,7 @@
 
 #include <map>
 #include <optional>
+#include <set>
 
 #include "verifier/guards/assumptions.h"
 #include "verifier/guards/guards.h"
@@ -40,60 +41,166 @@ std::string folded_query(bool decay_pass, bool second_moment) {
   return q.smt2();
 }
 
-/// A gradient-free pass of linalg ops over the values the consumer holds:
-/// a linalg.generic, other than the consumer, that does not read the
-/// gradient, takes every one of `held` as an input and yields as many
-/// values as the consumer, of the same types (found by dataflow over the
-/// same values, never by name).
-const ir::Op* linalg_pass(const GuardContext& g, const ir::Op& cons, const std::vector<int>& held) {
-  if (cons.kind != ir::Op::Kind::Generic || !cons.body || held.empty()) return nullptr;
-  for (int id : g.m.funcs[g.c.func].ops) {
-    const ir::Op& op = g.m.ops[id];
-    if (op.id == cons.id || op.kind != ir::Op::Kind::Generic || !op.body || op.results.size() != cons.results.size())
-      continue;
-    const auto in = ir::inputs(op);
-    bool ok = std::all_of(held.begin(), held.end(),
-                          [&](int v) { return std::find(in.begin(), in.end(), v) != in.end(); });
-    for (int v : op.operands) ok = ok && (g.c.grad < 0 || !ir::depends_on(g.m, v, g.c.grad));
-    for (size_t r = 0; ok && r < op.results.size(); ++r)
-      ok = g.m.values[op.results[r]].type.text == g.m.values[cons.results[r]].type.text;
-    if (ok) return &op;
+/// The unrouted pass of a linalg.generic consumer, found by dataflow over
+/// the same state values (never by name; it may be several ops): the
+/// gradient-free, element-wise linalg.generic ops (identity indexing maps,
+/// parallel iterators, no operand computed from the gradient) that read W,
+/// a state value, or a result of another such op. Each result of the
+/// consumer is matched to one value the pass gives outside itself (a result
+/// some op other than the pass's uses, the function's return included) of
+/// the same type, computed from the same held values (W, m, v) as the
+/// consumer's body computes that result from.
+struct UnroutedPass {
+  std::vector<const ir::Op*> ops;  ///< in program order
+  std::vector<int> outputs;        ///< the pass value standing for each consumer result
+  bool ambiguous = false;          ///< some result had several candidates (the first was taken)
+  std::string names() const {
+    std::string s;
+    for (const ir::Op* op : ops) s += (s.empty() ? "" : ", ") + op->name + " at " + op->loc.str();
+    return s;
   }
-  return nullptr;
+};
+
+bool elementwise(const ir::Op& op) {
+  if (std::any_of(op.iterators.begin(), op.iterators.end(), [](const std::string& it) { return it != "parallel"; }))
+    return false;
+  for (const ir::AffineMap& mp : op.maps) {
+    if (mp.num_symbols || mp.results.size() != mp.num_dims) return false;
+    for (size_t i = 0; i < mp.results.size(); ++i)
+      if (mp.results[i].kind != ir::AffineExpr::Kind::Dim || mp.results[i].value != static_cast<int64_t>(i)) return false;
+  }
+  return true;
 }
 
-/// SMT-LIB2 (QF_NRA): ∃ inputs such that some result of `pass` differs from
-/// the same result of the consumer's body at g = 0. Each input the two read
-/// is one variable; the gradient is 0; every other block argument is its
-/// own variable. unsat: the pass is the body at g = 0 over the reals (where
-/// −0 and +0 are one value: β·m + (1−β)·0 and β·m are equal). nullopt when a
-/// body uses an op the real-number translation does not model.
-std::optional<std::string> zero_grad_query(const GuardContext& g, const ir::Op& cons, const ir::Op& pass) {
+/// The block arguments each node of `body` is computed from.
+std::vector<std::set<int>> body_args(const ir::Body& body) {
+  std::vector<std::set<int>> deps(body.nodes.size());
+  for (size_t n = 0; n < body.nodes.size(); ++n) {  // operands precede their users
+    const ir::BodyNode& node = body.nodes[n];
+    if (node.kind == ir::BodyNode::Kind::Arg) deps[n].insert(node.arg);
+    for (int o : node.operands)
+      if (o >= 0 && o < static_cast<int>(n)) deps[n].insert(deps[o].begin(), deps[o].end());
+  }
+  return deps;
+}
+
+std::optional<UnroutedPass> unrouted_pass(const GuardContext& g, const ir::Op& cons, const std::vector<int>& held) {
+  if (cons.kind != ir::Op::Kind::Generic || !cons.body || held.empty() ||
+      cons.body->yields.size() != cons.results.size())
+    return std::nullopt;
+  UnroutedPass p;
+  std::set<int> reach(held.begin(), held.end()), in_pass;
+  for (int id : g.m.funcs[g.c.func].ops) {
+    const ir::Op& op = g.m.ops[id];
+    if (op.id == cons.id || op.parent >= 0 || op.kind != ir::Op::Kind::Generic || !op.body || !elementwise(op))
+      continue;
+    const auto in = ir::inputs(op);
+    if (std::none_of(in.begin(), in.end(), [&](int v) { return reach.count(v) > 0; })) continue;
+    if (std::any_of(op.operands.begin(), op.operands.end(),
+                    [&](int v) { return g.c.grad >= 0 && ir::depends_on(g.m, v, g.c.grad); }))
+      continue;
+    p.ops.push_back(&op);
+    in_pass.insert(op.id);
+    reach.insert(op.results.begin(), op.results.end());
+  }
+  if (p.ops.empty()) return std::nullopt;
+  // The held values each pass result is computed from, through the scalar
+  // bodies (a result of a multi-result op reads only the block arguments
+  // its yield reads); a value from outside the pass, through its defining ops.
+  std::map<int, std::set<int>> from_of;
+  auto from_value = [&](int v) {
+    if (auto it = from_of.find(v); it != from_of.end()) return it->second;
+    std::set<int> from;
+    for (int h : held)
+      if (ir::depends_on(g.m, v, h)) from.insert(h);
+    return from;
+  };
+  for (const ir::Op* op : p.ops) {
+    const auto deps = body_args(*op->body);
+    for (size_t r = 0; r < op->results.size(); ++r) {
+      std::set<int> from;
+      const int y = r < op->body->yields.size() ? op->body->yields[r] : -1;
+      if (y < 0 || y >= static_cast<int>(deps.size())) return std::nullopt;
+      for (int k : deps[y])
+        if (k < static_cast<int>(op->operands.size())) {
+          auto f = from_value(op->operands[k]);
+          from.insert(f.begin(), f.end());
+        }
+      from_of[op->results[r]] = from;
+    }
+  }
+  // The values the pass gives outside itself, with the held values each is computed from.
+  std::vector<std::pair<int, std::set<int>>> given;
+  for (const ir::Op* op : p.ops)
+    for (int r : op->results) {
+      const auto& uses = g.m.values[r].uses;
+      if (!uses.empty() && std::all_of(uses.begin(), uses.end(), [&](auto& u) { return in_pass.count(u.first) > 0; }))
+        continue;
+      given.emplace_back(r, from_of[r]);
+    }
+  const auto deps = body_args(*cons.body);
+  std::set<int> taken;
+  for (size_t r = 0; r < cons.results.size(); ++r) {
+    std::set<int> from;
+    const int y = cons.body->yields[r];
+    if (y >= 0 && y < static_cast<int>(deps.size()))
+      for (int k : deps[y])
+        if (k < cons.num_inputs && k < static_cast<int>(cons.operands.size()) &&
+            std::find(held.begin(), held.end(), cons.operands[k]) != held.end())
+          from.insert(cons.operands[k]);
+    int pick = -1, count = 0;
+    for (auto& [v, vf] : given) {
+      if (taken.count(v) || vf != from || g.m.values[v].type.text != g.m.values[cons.results[r]].type.text) continue;
+      if (pick < 0) pick = v;
+      ++count;
+    }
+    if (pick < 0) return std::nullopt;  // no pass value for this result: the pass does not cover it
+    p.ambiguous = p.ambiguous || count > 1;
+    taken.insert(pick);
+    p.outputs.push_back(pick);
+  }
+  return p;
+}
+
+/// SMT-LIB2 (QF_NRA): ∃ inputs such that some result of the consumer's body
+/// at g = 0 differs from the pass value matched to it, the pass's bodies
+/// composed in program order. Each value the consumer or the pass reads
+/// from outside is one variable; the gradient is 0; every init (outs) block
+/// argument is its own variable. unsat: the pass is the body at g = 0 over
+/// the reals (where −0 and +0 are one value: β·m + (1−β)·0 and β·m are
+/// equal). nullopt when a body uses an op the real-number translation does
+/// not model.
+std::optional<std::string> zero_grad_query(const GuardContext& g, const ir::Op& cons, const UnroutedPass& pass) {
   z3::context ctx;
   smt::RealArith ra(ctx, {});
-  std::map<int, z3::expr> var;  // value id -> its variable
+  std::map<int, z3::expr> var;  // value id -> its variable, or the pass's term for it
   auto of = [&](int v) {
     auto it = var.find(v);
     if (it == var.end()) it = var.emplace(v, ctx.real_const(("x" + std::to_string(v)).c_str())).first;
     return it->second;
   };
-  std::vector<z3::expr> ca, pa;
+  for (const ir::Op* op : pass.ops) {
+    std::vector<z3::expr> pa;
+    for (size_t k = 0; k < op->body->num_args; ++k)
+      pa.push_back(k < op->operands.size() && static_cast<int>(k) < op->num_inputs
+                       ? of(op->operands[k])
+                       : ctx.real_const(("pass" + std::to_string(op->id) + "_out" + std::to_string(k)).c_str()));
+    auto po = ir::eval_body_reals(ra, *op->body, pa);
+    if (!po || po->size() != op->results.size()) return std::nullopt;
+    for (size_t r = 0; r < po->size(); ++r) var.insert_or_assign(op->results[r], (*po)[r]);
+  }
+  std::vector<z3::expr> ca;
   for (size_t k = 0; k < cons.body->num_args; ++k)
     ca.push_back(static_cast<int>(k) == g.c.consumer_operand ? ctx.real_val(0)
                  : k < cons.operands.size() && static_cast<int>(k) < cons.num_inputs
                      ? of(cons.operands[k])
                      : ctx.real_const(("consumer_out" + std::to_string(k)).c_str()));
-  for (size_t k = 0; k < pass.body->num_args; ++k)
-    pa.push_back(k < pass.operands.size() && static_cast<int>(k) < pass.num_inputs
-                     ? of(pass.operands[k])
-                     : ctx.real_const(("pass_out" + std::to_string(k)).c_str()));
   auto co = ir::eval_body_reals(ra, *cons.body, ca);
-  auto po = ir::eval_body_reals(ra, *pass.body, pa);
-  if (!co || !po || co->size() != po->size()) return std::nullopt;
+  if (!co || co->size() != cons.results.size()) return std::nullopt;
   smt::Query q(ctx);
   for (const auto& e : ra.side()) q.add(e);
   z3::expr differ = ctx.bool_val(false);
-  for (size_t i = 0; i < co->size(); ++i) differ = differ || (*co)[i] != (*po)[i];
+  for (size_t i = 0; i < co->size(); ++i) differ = differ || (*co)[i] != of(pass.outputs[i]);
   q.add(differ);
   return q.smt2();
 }
@@ -253,7 +360,11 @@ void guard_routing(GuardContext& g) {
   if (!pass) pass = ir::table_of(g.producer()) ? ir::table_of(g.producer())->first_of(ir::OpRole::Decay) : nullptr;
   for (const auto& t : ir::dialects().tables())  // an IR no table lists: any decay pass a table has
     if (!pass) pass = t.first_of(ir::OpRole::Decay);
-  const std::string pass_name = pass ? pass->name : "a decay op";
+  // A linalg consumer's pass is linalg ops (found by dataflow below), never
+  // a table op of another dialect.
+  const std::string pass_name = cons->kind == ir::Op::Kind::Generic ? cons->name + " ops computing the body at g = 0"
+                                : pass                              ? pass->name
+                                                                    : "a decay op";
   const ir::Op* decay = nullptr;
   for (int id2 : g.m.funcs[g.c.func].ops) {
     const ir::Op& op = g.m.ops[id2];
@@ -272,18 +383,21 @@ void guard_routing(GuardContext& g) {
   if (!decay) {
     std::vector<int> held = g.facts.state_values;
     if (g.facts.weight_value >= 0) held.push_back(g.facts.weight_value);
-    if (const ir::Op* pass = linalg_pass(g, *cons, held)) {
-      // The pass must equal the consumer's body at g = 0, proven over both
+    if (const auto pass = unrouted_pass(g, *cons, held)) {
+      // The pass must equal the consumer's body at g = 0, proven over the
       // bodies (the team's reference for an unrouted step), not assumed
       // from its shape.
-      const std::string pclaim = "the gradient-free pass " + pass->name + " at " + pass->loc.str() +
-                                 " computes the consumer's body at g = 0 (every result, over the reals)";
+      const ir::Loc& at = pass->ops.front()->loc;
+      const std::string what = pass->ops.size() == 1 ? "the gradient-free pass " + pass->names()
+                                                     : "the gradient-free pass of " + std::to_string(pass->ops.size()) +
+                                                           " ops (" + pass->names() + ")";
+      const std::string pclaim = what + " computes the consumer's body at g = 0 (every result, over the reals)";
       const auto q = zero_grad_query(g, *cons, *pass);
       if (!q) {
         g.structural(id, claim, "missing",
-                     "the bodies of " + cons->name + " and the pass at " + pass->loc.str() +
-                         " use an op the real-number translation does not model");
-        g.error("P5", id, pass->loc,
+                     "the bodies of " + cons->name + " and " + what + " use an op the real-number translation does "
+                     "not model");
+        g.error("P5", id, at,
                 "cannot decide whether this pass is the body of " + cons->name + " at g = 0: its body or the "
                 "consumer's uses an op fusecert cannot translate");
         return;
@@ -291,16 +405,25 @@ void guard_routing(GuardContext& g) {
       auto& o = g.smt("P5.decay_pass", pclaim, *q, "unsat", "QF_NRA");
       if (o.answer == "unsat") {
         g.structural(id, claim, "holds",
-                     k_routing + " = \"conditional\", unrouted = \"dense_zero_grad\": " + pass->name + " at " +
-                         pass->loc.str() + " is proven to compute the body at g = 0 on unrouted steps");
+                     k_routing + " = \"conditional\", unrouted = \"dense_zero_grad\": " + what +
+                         " is proven to compute the body at g = 0 on unrouted steps");
         return;
       }
-      g.structural(id, claim, o.answer == "sat" ? "violated" : "missing",
-                   "the pass at " + pass->loc.str() + " is not proven equal to the body at g = 0 (" + o.answer + ")");
-      auto& d = g.error("P5", id, pass->loc,
-                        o.answer == "sat"
-                            ? "cannot fold the unrouted steps of " + cons->name + " into this pass: Z3 finds W and state "
-                              "values where it differs from the routed body at g = 0 (unrouted = \"dense_zero_grad\")"
+      // A sat answer is a counterexample only for the one matching of pass
+      // values to results the dataflow gave; when another was possible the
+      // verdict is not known (fail closed, never illegal on a guess).
+      const bool violated = o.answer == "sat" && !pass->ambiguous;
+      g.structural(id, claim, violated ? "violated" : "missing",
+                   what + " is not proven equal to the body at g = 0 (" + o.answer + ")" +
+                       (pass->ambiguous ? "; several of its values could stand for one result of " + cons->name : ""));
+      auto& d = g.error("P5", id, at,
+                        violated ? "cannot fold the unrouted steps of " + cons->name + " into this pass: Z3 finds W and "
+                                   "state values where it differs from the routed body at g = 0 (unrouted = "
+                                   "\"dense_zero_grad\")"
+                        : o.answer == "sat"
+                            ? "could not decide whether this pass equals the body of " + cons->name +
+                                  " at g = 0: several of its values have the type and the inputs of one result, and "
+                                  "the one matched differs"
                             : "could not decide whether this pass equals the body of " + cons->name +
                                   " at g = 0: the solver answered " + o.answer);
       d.notes.push_back(g.producer_note("weight-gradient producer here; legal when the unrouted pass computes the "
@@ -360,7 +483,7 @@ void guard_routing(GuardContext& g) {
     return;
   }
   g.structural(id, claim, "violated",
-               k_routing + " = \"conditional\", unrouted = \"dense_zero_grad\" on " + cons->name + " and no " + pass_name +
+               k_routing + " = \"conditional\", unrouted = \"dense_zero_grad\" on " + cons->name + " and no pass (" + pass_name + ")" +
                    " covers W and its state");
   g.smt("P5.decay_pass", "the β-folded fused update equals the per-step reference on every step",
         memo_query(std::string("folded:0:") + (second ? "1" : "0"), [&] { return folded_query(false, second); }), "unsat", "QF_NRA");
