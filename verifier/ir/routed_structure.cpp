@@ -49,10 +49,12 @@ std::optional<RoutedStructure> picked(const Module& m, int v, const std::string&
   return std::nullopt;
 }
 
-/// A loop dimension every input and the result of linalg contraction `op` carry: one product
-/// per group.
+/// A loop dimension every input and the output of linalg contraction `op` carry: one product
+/// per group. On tensors or on buffers: the one output is its init operand (a bufferized op has
+/// no result).
 bool grouped(const Op& op) {
-  if (op.num_inputs < 2 || op.maps.size() != op.operands.size() || op.results.size() != 1 ||
+  if (op.num_inputs < 2 || op.maps.size() != op.operands.size() ||
+      op.operands.size() != static_cast<size_t>(op.num_inputs) + 1 || op.results.size() > 1 ||
       std::count(op.iterators.begin(), op.iterators.end(), "reduction") < 1)
     return false;
   for (size_t d = 0; d < op.iterators.size(); ++d) {
