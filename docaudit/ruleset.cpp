@@ -499,6 +499,7 @@ RuleSet from_yaml(const YAML::Node& merged, const std::string& label, const YAML
   rs.path_intent_markers = r.list("anchoring.path_intent_markers");
   rs.path_intent_verbs = r.list("anchoring.path_intent_verbs");
   rs.path_intent_modals = r.list("anchoring.path_intent_modals");
+  rs.path_weak_markers = r.list("anchoring.path_weak_markers");
   rs.unchecked_path_docs = r.list("anchoring.unchecked_path_docs");
   rs.deliverable_headers = r.list("anchoring.deliverable_headers");
   rs.other_repositories = r.list("anchoring.other_repositories");

@@ -88,6 +88,10 @@ struct RuleSet {
   std::vector<std::string> status_roles, path_roots, external_schemes;
   std::vector<std::string> path_intent_markers, path_intent_verbs, path_intent_modals, unchecked_path_docs,
       deliverable_headers;
+  /// Markers that say a path is planned only when the rest of its clause
+  /// does not state it is there now ("New `x/` for ..." vs "The new `x`
+  /// scheduler is live").
+  std::vector<std::string> path_weak_markers;
   /// Names of other repositories a path may be written under (besides those
   /// a document pins or declares itself).
   std::vector<std::string> other_repositories;
