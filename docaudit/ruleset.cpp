@@ -512,6 +512,9 @@ RuleSet from_yaml(const YAML::Node& merged, const std::string& label, const YAML
   rs.overclaim_qualifiers_after = r.list("hygiene.overclaim_qualifiers_after");
   rs.measurement_terms = r.list("hygiene.measurement_terms");
   rs.provenance_terms = r.list("hygiene.provenance_terms");
+  rs.measurement_units = r.list("hygiene.measurement_units");
+  rs.hardware_names = r.list("hygiene.hardware_names");
+  rs.hardware_lines = r.list("hygiene.hardware_lines");
   rs.non_claims_roles = r.list("hygiene.non_claims_roles");
   rs.non_claims_headings = r.list("hygiene.non_claims_headings");
   rs.accept_bold_label = r.boolean("hygiene.accept_bold_label");

@@ -97,6 +97,14 @@ struct RuleSet {
   std::vector<std::string> other_repositories;
   // hygiene
   std::vector<std::string> overclaim_phrases, measurement_terms, provenance_terms;
+  /// Units a timing cell carries after its number, or its column's header
+  /// names (`ms`, `cycles`, `TFLOP/s`, `x`).
+  std::vector<std::string> measurement_units;
+  /// Product lines and model prefixes: a table's context names hardware
+  /// when one is followed by a model number (`RTX 4090`, `MI300X`).
+  std::vector<std::string> hardware_names;
+  /// Product lines that name hardware alone (`EPYC`, `Xeon`).
+  std::vector<std::string> hardware_lines;
   std::string disclaimer_marker, status_key;
   std::vector<std::string> overclaim_allowed_statuses;
   std::vector<std::string> overclaim_qualifiers_before, overclaim_qualifiers_after;
