@@ -499,6 +499,7 @@ RuleSet from_yaml(const YAML::Node& merged, const std::string& label, const YAML
   rs.path_intent_markers = r.list("anchoring.path_intent_markers");
   rs.path_intent_verbs = r.list("anchoring.path_intent_verbs");
   rs.path_intent_modals = r.list("anchoring.path_intent_modals");
+  rs.path_weak_markers = r.list("anchoring.path_weak_markers");
   rs.unchecked_path_docs = r.list("anchoring.unchecked_path_docs");
   rs.deliverable_headers = r.list("anchoring.deliverable_headers");
   rs.other_repositories = r.list("anchoring.other_repositories");
@@ -511,6 +512,9 @@ RuleSet from_yaml(const YAML::Node& merged, const std::string& label, const YAML
   rs.overclaim_qualifiers_after = r.list("hygiene.overclaim_qualifiers_after");
   rs.measurement_terms = r.list("hygiene.measurement_terms");
   rs.provenance_terms = r.list("hygiene.provenance_terms");
+  rs.measurement_units = r.list("hygiene.measurement_units");
+  rs.hardware_names = r.list("hygiene.hardware_names");
+  rs.hardware_lines = r.list("hygiene.hardware_lines");
   rs.non_claims_roles = r.list("hygiene.non_claims_roles");
   rs.non_claims_headings = r.list("hygiene.non_claims_headings");
   rs.accept_bold_label = r.boolean("hygiene.accept_bold_label");

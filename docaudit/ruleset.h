@@ -88,11 +88,23 @@ struct RuleSet {
   std::vector<std::string> status_roles, path_roots, external_schemes;
   std::vector<std::string> path_intent_markers, path_intent_verbs, path_intent_modals, unchecked_path_docs,
       deliverable_headers;
+  /// Markers that say a path is planned only when the rest of its clause
+  /// does not state it is there now ("New `x/` for ..." vs "The new `x`
+  /// scheduler is live").
+  std::vector<std::string> path_weak_markers;
   /// Names of other repositories a path may be written under (besides those
   /// a document pins or declares itself).
   std::vector<std::string> other_repositories;
   // hygiene
   std::vector<std::string> overclaim_phrases, measurement_terms, provenance_terms;
+  /// Units a timing cell carries after its number, or its column's header
+  /// names (`ms`, `cycles`, `TFLOP/s`, `x`).
+  std::vector<std::string> measurement_units;
+  /// Product lines and model prefixes: a table's context names hardware
+  /// when one is followed by a model number (`RTX 4090`, `MI300X`).
+  std::vector<std::string> hardware_names;
+  /// Product lines that name hardware alone (`EPYC`, `Xeon`).
+  std::vector<std::string> hardware_lines;
   std::string disclaimer_marker, status_key;
   std::vector<std::string> overclaim_allowed_statuses;
   std::vector<std::string> overclaim_qualifiers_before, overclaim_qualifiers_after;

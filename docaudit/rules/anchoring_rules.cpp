@@ -96,6 +96,25 @@ std::string lead_in(const Document& doc, const CodeSpan& c) {
   return before;
 }
 
+/// The rest of a code span's clause after it in its block (to the sentence
+/// end, at most 120 bytes), code spans read as \x01 as in lead_in: what the
+/// sentence goes on to say of the path ("The new `x` scheduler is live").
+std::string lead_out(const Document& doc, const CodeSpan& c) {
+  const auto& prose = doc.outline.prose;
+  if (c.prose < 0 || c.prose >= static_cast<long>(prose.size())) return "";
+  std::string text = prose[c.prose].text;
+  for (const auto& o : doc.outline.code_spans)
+    if (o.prose == c.prose && o.offset < text.size()) text[o.offset] = '\x01';
+  const std::size_t from = std::min(c.offset + 1, text.size());
+  std::size_t end = std::min(text.size(), from + 120);
+  for (std::size_t i = from; i < end; ++i)
+    if ((text[i] == '.' || text[i] == ';') && (i + 1 == text.size() || text[i + 1] == ' ' || text[i + 1] == '\n')) {
+      end = i;
+      break;
+    }
+  return text.substr(from, end - from);
+}
+
 /// One token of a lead-in: a word (lower case; `per-target` is one word), a
 /// code span, or a punctuation mark that bounds a phrase.
 struct Token {
@@ -162,6 +181,22 @@ bool bounds_phrase(const Token& t) {
   return t.kind == Token::mark && t.text != "/" && t.text != "&" && t.text != "+" && t.text != "[";
 }
 
+/// The clause after a path states that it is there now: a word that states
+/// presence ("is", "lives", "holds", ...) among its first 4 words, before any
+/// mark that bounds a phrase ("The new `x` scheduler is live", "The new `x/`
+/// folder holds the passes"). A weak marker (anchoring.path_weak_markers:
+/// "new") then marks nothing: a new thing can exist.
+bool lead_out_states_presence(const std::string& out) {
+  const std::vector<Token> t = tokens_of(out);
+  for (std::size_t k = 0, words = 0; k < t.size() && words < 4; ++k) {
+    if (bounds_phrase(t[k])) return false;
+    if (t[k].kind != Token::word) continue;
+    if (states_presence(t[k].text)) return true;
+    ++words;
+  }
+  return false;
+}
+
 /// The path's own sentence says it is planned or gone, in one of the forms
 /// docs/docaudit.md names (the external-path rule, "Planned"): the lead-in's
 /// words are read as phrases that govern the path, never as a bag of words.
@@ -179,7 +214,7 @@ bool bounds_phrase(const Token& t) {
 /// states presence ("is", "lives", ...), may stand between. A list of code
 /// spans right before the path ("New files: `a`, `b`, and `c`") is skipped:
 /// the path shares the list's lead-in.
-bool planned_by_lead_in(const std::string& lead, const RuleSet& r) {
+bool planned_by_lead_in(const std::string& lead, const std::string& out, const RuleSet& r) {
   std::vector<Token> t = tokens_of(lead);
   auto is_word = [&](std::size_t i, std::string_view w) { return t[i].kind == Token::word && t[i].text == w; };
   // Skip a list of code spans before the path.
@@ -204,7 +239,9 @@ bool planned_by_lead_in(const std::string& lead, const RuleSet& r) {
     const std::size_t words = n - 1 - a;
     if (words > 0 && words <= 4) {
       bool marked = t[a].kind == Token::word && listed(r.path_intent_verbs, t[a].text);
-      for (std::size_t k = a; k < n - 1; ++k) marked = marked || (t[k].kind == Token::word && listed(r.path_intent_markers, t[k].text));
+      for (std::size_t k = a; k < n - 1; ++k)
+        marked = marked || (t[k].kind == Token::word &&
+                            (listed(r.path_intent_markers, t[k].text) || listed(r.path_weak_markers, t[k].text)));
       if (marked) return true;
     }
   }
@@ -215,6 +252,10 @@ bool planned_by_lead_in(const std::string& lead, const RuleSet& r) {
     const Token& w = t[k - 1];
     if (w.kind != Token::word) break;
     if (listed(r.path_intent_markers, w.text)) return true;
+    if (listed(r.path_weak_markers, w.text)) {
+      if (!lead_out_states_presence(out)) return true;
+      break;  // "The new `x` scheduler is live": an existence claim
+    }
     if (!joining(w.text) || ++joins > 2) break;
   }
   for (std::size_t k = end, between = 0; k > 0 && between <= 6; --k, ++between) {  // verbs and modals
@@ -519,7 +560,7 @@ void check_paths(const Document& doc, const Context& ctx, Sink& sink) {
     }
     if (landed || in_context) continue;
     if (written_under_other_repository(doc, c, repos, repo, r)) continue;
-    if (planned_by_lead_in(lead_in(doc, c), r)) {
+    if (planned_by_lead_in(lead_in(doc, c), lead_out(doc, c), r)) {
       intended_paths.insert(p);
       continue;
     }

@@ -57,13 +57,104 @@ void check_overclaims(const Document& doc, const Context& ctx, Sink& sink) {
   }
 }
 
-bool has_digit(const std::string& s) {
-  return std::any_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+bool digit(char c) { return c >= '0' && c <= '9'; }
+bool alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+bool alnum(char c) { return digit(c) || alpha(c); }
+
+/// `name` at `at` of `text`, compared as the hardware rule does: names of one
+/// or two characters (`A`, `MI`, `RX`) as written, longer ones in any case.
+bool name_at(std::string_view text, std::size_t at, std::string_view name) {
+  if (at + name.size() > text.size()) return false;
+  const std::string_view got = text.substr(at, name.size());
+  return name.size() <= 2 ? got == name : lower_ascii(got) == lower_ascii(name);
+}
+
+/// The text names hardware (hygiene.hardware_names: vendors, product lines
+/// and model prefixes): a name, at a word start, followed by a model number,
+/// either glued (`MI300X`, `gfx1151`, `sm_90`, `Apple7`, `A100`; a name of one
+/// character needs two digits, so `A1` or `L2` is none) or as the next word
+/// after a space or a hyphen, a word holding a digit (`RTX 4090`, `RTX 5070
+/// Ti`, `Xeon 8480`, `NVIDIA H200`, `Apple M2`; not for one-character names:
+/// "A 100-step sweep"). A product line of hygiene.hardware_lines names
+/// hardware alone ("AMD EPYC", "a Xeon host"); a vendor alone ("on an NVIDIA
+/// GPU"), "our GPU" or a dtype (`fp32`) names none.
+bool names_hardware(std::string_view text, const std::vector<std::string>& names,
+                    const std::vector<std::string>& lines) {
+  for (const auto& line : lines)
+    if (find_term(text, line) != std::string::npos) return true;
+  for (const auto& name : names) {
+    if (name.empty()) continue;
+    for (std::size_t at = 0; at + name.size() <= text.size(); ++at) {
+      if (at > 0 && (alnum(text[at - 1]) || text[at - 1] == '_')) continue;
+      if (!name_at(text, at, name)) continue;
+      std::size_t e = at + name.size();
+      if (e < text.size() && digit(text[e])) {
+        std::size_t d = e;
+        while (d < text.size() && digit(text[d])) ++d;
+        if (name.size() > 1 || d - e >= 2) return true;
+        continue;
+      }
+      if (name.size() == 1 || alnum(name.back()) == false) continue;
+      if (e < text.size() && (alnum(text[e]) || text[e] == '_')) continue;  // "Radeonic"
+      if (e + 1 >= text.size() || (text[e] != ' ' && text[e] != '-')) continue;
+      bool has = false;
+      // The next word alone, up to a hyphen: in "APPLE-ATTN-BWD-PERF-1" (an
+      // item id) "ATTN" holds no digit.
+      for (std::size_t k = e + 1; k < text.size() && (alnum(text[k]) || text[k] == '_'); ++k)
+        has = has || digit(text[k]);
+      if (has) return true;
+    }
+  }
+  return false;
+}
+
+/// A unit of hygiene.measurement_units at `at` (after a number and an
+/// optional space), ending at a word boundary; its length, or 0. `x` and `×`
+/// followed by a number are a dimension (`64 x 64`), not a speedup.
+std::size_t unit_at(std::string_view text, std::size_t at, const std::vector<std::string>& units) {
+  for (const auto& u : units) {
+    if (u.empty() || at + u.size() > text.size() || lower_ascii(text.substr(at, u.size())) != lower_ascii(u)) continue;
+    std::size_t e = at + u.size();
+    if (e < text.size() && alnum(text[e]) && alnum(u.back())) continue;  // "3 sets" is no `s`
+    if (u == "x" || u == "\xC3\x97") {
+      std::size_t k = e;
+      while (k < text.size() && text[k] == ' ') ++k;
+      if (k < text.size() && digit(text[k])) continue;
+    }
+    return u.size();
+  }
+  return 0;
+}
+
+/// A table cell holds a timing: a number (not part of a word: `R2`, `P2`,
+/// `S64` are names) followed by a unit (`2.5 ms`, `11.0x`, `120 cycles`), or,
+/// when the column's header names a unit (`Latency (ms)`, `Cycles`,
+/// `Speedup`), a cell that opens with a number (`0.41`, `**6.0**`, `~4.5`).
+/// A digit elsewhere ("rung 3 ✅", "✅ (2 lanes)", "step 4") is no timing.
+bool timing_cell(std::string_view cell, bool header_gives_unit, const std::vector<std::string>& units) {
+  for (std::size_t i = 0; i < cell.size(); ++i) {
+    if (!digit(cell[i]) || (i > 0 && (alnum(cell[i - 1]) || cell[i - 1] == '_'))) continue;
+    std::size_t e = i;
+    while (e < cell.size() && (digit(cell[e]) || ((cell[e] == '.' || cell[e] == ',') && e + 1 < cell.size() && digit(cell[e + 1]))))
+      ++e;
+    std::size_t u = e;
+    if (u < cell.size() && cell[u] == ' ') ++u;
+    if (unit_at(cell, u, units) > 0) return true;
+    i = e;
+  }
+  if (!header_gives_unit) return false;
+  std::size_t i = 0;
+  while (i < cell.size() && !alnum(cell[i])) ++i;  // `**`, `~`, `≈`, spaces
+  return i < cell.size() && digit(cell[i]);
 }
 
 /// A table is a measurement table when a header cell names a measurement
-/// term and the column under it holds a number: a "Runtime" column of ✅/❌
-/// proof rungs is not a timing table. Its provenance may be stated in its
+/// term and the column under it holds a timing (timing_cell: a number with a
+/// unit, or under a header that gives the unit): a "Runtime" column of ✅/❌
+/// proof rungs ("rung 3 ✅") is not a timing table. Its provenance is a method
+/// (hygiene.provenance_terms: modelled, simulated, analytical, ...) or the
+/// hardware the numbers were measured on, named (names_hardware: "measured
+/// on named hardware", the spec says; "Measured." alone is none), in its
 /// caption (the paragraph after it), the paragraph right before it, any
 /// heading it sits under, or its header cells (the spec: "caption, heading or
 /// the paragraph before it"); an intro further up does not cover every table
@@ -77,8 +168,9 @@ void check_measurement_tables(const Document& doc, const Context& ctx, Sink& sin
     for (std::size_t c = 0; c < t.header.size() && !measurement; ++c) {
       std::string which;
       if (!any_term(t.header[c].text, r.measurement_terms, &which)) continue;
+      const bool header_unit = any_term(t.header[c].text, r.measurement_units);
       for (const auto& row : t.rows)
-        if (c < row.size() && has_digit(row[c].text)) {
+        if (c < row.size() && timing_cell(row[c].text, header_unit, r.measurement_units)) {
           measurement = true;
           term = which;
           break;
@@ -89,7 +181,7 @@ void check_measurement_tables(const Document& doc, const Context& ctx, Sink& sin
     for (int h = 0; h <= t.section && h < static_cast<int>(o.headings.size()); ++h)
       if (o.within(t.section, h)) context += "\n" + o.headings[h].text;
     for (const auto& h : t.header) context += "\n" + h.text;
-    if (any_term(context, r.provenance_terms)) continue;
+    if (any_term(context, r.provenance_terms) || names_hardware(context, r.hardware_names, r.hardware_lines)) continue;
     sink.report("claim.measurement-provenance", t.pos,
                 "table of " + term + " figures does not say where its numbers come from (modelled, simulated, "
                 "analytical, or measured on named hardware) in its caption, heading or the paragraph before it");

@@ -85,10 +85,17 @@ void check_routing(const Summary& doc, const Context& ctx, Sink& sink) {
 
   // 2. Where required, the folder has an index and it names the doc.
   if (r.require_index && !own_index) {
-    const std::string wanted = ctx.repo.display((doc.abs.parent_path() / r.index_names.front()).native());
     if (!idx) {
-      sink.report("routing.no-index", at, "live doc's folder has no readable index `" + wanted +
-                                              "` to route it (routing.require_index)");
+      // Every name the folder's index may have (routing.index_names), in
+      // order: naming only the first would send a user who keeps INDEX.md to
+      // create a README.md.
+      std::string wanted;
+      for (std::size_t i = 0; i < r.index_names.size(); ++i)
+        wanted += std::string(i == 0 ? "" : i + 1 == r.index_names.size() ? " or " : ", ") + "`" +
+                  ctx.repo.display((doc.abs.parent_path() / r.index_names[i]).native()) + "`";
+      if (r.index_names.size() > 1) wanted = "(" + wanted + ")";
+      sink.report("routing.no-index", at, "live doc's folder has no readable index " + wanted +
+                                              " to route it (routing.require_index)");
     } else if (!names(*idx, doc.abs, [](int) { return true; })) {
       sink.report("routing.unrouted", at,
                   "`" + ctx.repo.display(index_path.native()) + "` does not route this live doc (link it or name `" +

@@ -454,6 +454,20 @@ def applies(m):
     return open(f, encoding="utf-8").read().count(m["old"]) if os.path.isfile(f) else 0
 
 
+def cpu_model():
+    """The host's CPU as /proc/cpuinfo names it ("AMD EPYC"), or "" where it
+    cannot be read: the times of the table are measured on it, and docs/
+    must say on what hardware (claim.measurement-provenance)."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return ""
+
+
 def record(rows, only, started, wall, jobs, state, first=False):
     commit, dirty = state
     doc = os.path.join(ROOT, "docs", "mutation.md")
@@ -463,11 +477,12 @@ def record(rows, only, started, wall, jobs, state, first=False):
     when = started.strftime("%Y-%m-%d %H:%M")
     n_k = sum(r["result"].startswith("killed") for r in rows)
     n_e = sum(r["result"] == "equivalent" for r in rows)
-    runs.insert(0, "Run %s UTC at commit %s%s, %s, `--jobs %d`, niced, on %d cores (load %.1f at the end): "
+    runs.insert(0, "Run %s UTC at commit %s%s, %s, `--jobs %d`, niced, on %d %scores (load %.1f at the end): "
                 "%d mutants, %d killed, %d equivalent, %d otherwise; wall time %d min %02d s." % (
                     when, commit, " (with uncommitted changes)" if dirty else "",
                     ("all mutants" if not only else "%d mutants chosen with --only" % len(only)) +
                     (", `--first-kill`" if first else ""), jobs, os.cpu_count() or 0,
+                    (cpu_model() + " ") if cpu_model() else "",
                     os.getloadavg()[0], len(rows), n_k, n_e, len(rows) - n_k - n_e, int(wall) // 60, int(wall) % 60))
     for r in rows:
         why = ", ".join("`%s`" % t for t in r["killed_by"]) if r["killed_by"] else r.get("equivalent", "")
@@ -491,7 +506,18 @@ def record(rows, only, started, wall, jobs, state, first=False):
     counts = [(k, sum(f(x) for x in results)) for k, f in kinds]
     summary = "%d mutants: %s, %d other (does not build, fails unmutated, ...)." % (
         len(MUTANTS), ", ".join("%d %s" % (n, k) for k, n in counts), len(results) - sum(n for _, n in counts))
-    out = [summary, ""] + ["- " + r for r in runs] + [""] + table
+    # The table's times say on what hardware they were measured, in the
+    # paragraph right before it (claim.measurement-provenance reads that, not
+    # the list of runs): the CPUs the run lines name.
+    cpus = []
+    for r in runs:
+        m = re.search(r" on \d+ (.+?) cores \(load", r)
+        if m and m.group(1) not in cpus:
+            cpus.append(m.group(1))
+    where = ("Times are the wall time of each mutant's tests, measured on the %s CPU%s of the runs above." %
+             (" and ".join(cpus), "s" if len(cpus) > 1 else "")) if cpus else \
+        "Times are the wall time of each mutant's tests; no run above records its CPU."
+    out = [summary, ""] + ["- " + r for r in runs] + ["", where, ""] + table
     with open(doc, "w", encoding="utf-8") as fh:
         fh.write(text[:i] + "\n" + "\n".join(out) + "\n" + text[j:])
 
