@@ -290,7 +290,7 @@ struct Translator {
                 b.nodes.push_back(k);
               }
           n.operands.push_back(it == node_of.end() ? -1 : it->second);
-          if (it == node_of.end()) b.unsupported.push_back(name + " (operand defined outside the body)");
+          if (it == node_of.end()) b.unsupported.push_back(name + " (an operand defined outside the body that is not a float constant)");
         }
         // The scalar ops the body translation models, by their typed ops.
         const bool ok = mlir::isa<mlir::arith::AddFOp, mlir::arith::SubFOp, mlir::arith::MulFOp, mlir::arith::DivFOp,
