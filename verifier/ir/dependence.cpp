@@ -236,6 +236,8 @@ class Analyzer {
     if (!spec && op.num_inputs >= 0 && !op.maps.empty()) return structured(op, ins);
     if (!spec && op.kind == Op::Kind::Add && op.operands.size() == 2 && op.results.size() == 1)
       return {sum_of(op, ins)};
+    if (!spec && op.window && op.window->insert && op.operands.size() >= 2 && op.results.size() == 1)
+      return {inserted(op, ins)};
     if (!spec)
       throw Failure{"'" + op.name + "' reads a value computed from the weight gradient, and no dialect table gives "
                     "its dependence semantics", op.loc};
@@ -366,6 +368,44 @@ class Analyzer {
       }
     }
     return out;
+  }
+
+  /// tensor.insert_slice (its typed Window): the result is operand 1 (the
+  /// destination) with operand 0 (the source) written into a window of it.
+  /// Modelled only where the window takes every dimension the source keeps
+  /// whole (offset 0, stride 1, the destination's size) and drops the
+  /// others at any offset (one matrix of a stack at a runtime index): the
+  /// result element at (d0 .. d_{R-1}) then reads the source at its kept
+  /// dimensions, or the destination at its own coordinates. Both reads are
+  /// kept (which one an element takes depends on the offset), so the reads
+  /// over-approximate; any other window is not modelled (inconclusive).
+  ValueDep inserted(const Op& op, const std::vector<ValueDep>& ins) {
+    const Window& w = *op.window;
+    const int src = op.operands[0], dst = op.operands[1], res = op.results[0];
+    for (int v : {src, dst, res}) static_shape(op, v);
+    const auto& ds = shape(dst);
+    const unsigned R = static_cast<unsigned>(ds.size());
+    if (shape(res) != ds || w.offsets.size() != R || w.sizes.size() != R || w.strides.size() != R ||
+        w.dropped.size() != R)
+      throw Failure{op.name + ": its window does not fit its destination " + m_.values[dst].type.text, op.loc};
+    std::vector<AffineExpr> coord;
+    for (unsigned k = 0; k < R; ++k) {
+      if (w.dropped[k]) continue;
+      if (w.offsets[k] != 0 || w.strides[k] != 1 || w.sizes[k] != ds[k])
+        throw Failure{op.name + " writes a window that does not take dimension " + std::to_string(k) + " of " +
+                          m_.values[dst].type.text + " whole; its dependence is not modelled",
+                      op.loc};
+      coord.push_back(AffineExpr::dim(k));
+    }
+    if (coord.size() != shape(src).size())
+      throw Failure{op.name + ": its source " + m_.values[src].type.text + " does not fit the window", op.loc};
+    ValueDep from_src;
+    from_src.pure = ins[0].pure;
+    from_src.contractions = ins[0].contractions;
+    for (const auto& r : ins[0].reads) add_read(from_src, remap(r, coord.size(), coord, R, {}), op);
+    std::vector<const ValueDep*> parts{&from_src, &ins[1]};
+    for (size_t k = 2; k < ins.size(); ++k) parts.push_back(&ins[k]);  // the dynamic offsets
+    return merged(parts, op);
   }
 
   /// arith.addf / arith.subf on tensors of one shape.
