@@ -394,12 +394,22 @@ void guard_routing(GuardContext& g) {
       const std::string pclaim = what + " computes the consumer's body at g = 0 (every result, over the reals)";
       const auto q = zero_grad_query(g, *cons, *pass);
       if (!q) {
+        // What the translation did not model, first the consumer's (a
+        // captured value that is not a constant: what it is, the IR does
+        // not show).
+        std::string untranslated;
+        if (cons->body && !cons->body->unsupported.empty())
+          untranslated = cons->body->unsupported.front() + " in " + cons->name;
+        for (const ir::Op* o : pass->ops)
+          if (o->body && !o->body->unsupported.empty() && untranslated.empty())
+            untranslated = o->body->unsupported.front() + " in the pass's " + o->name;
+        const std::string which = untranslated.empty() ? std::string() : " (" + untranslated + ")";
         g.structural(id, claim, "missing",
                      "the bodies of " + cons->name + " and " + what + " use an op the real-number translation does "
-                     "not model");
+                     "not model" + which);
         g.error("P5", id, at,
                 "cannot decide whether this pass is the body of " + cons->name + " at g = 0: its body or the "
-                "consumer's uses an op fusecert cannot translate");
+                "consumer's uses an op fusecert cannot translate" + which);
         return;
       }
       auto& o = g.smt("P5.decay_pass", pclaim, *q, "unsat", "QF_NRA");

@@ -237,24 +237,88 @@ bool reads_reduction(const AffineExpr& e, const std::vector<std::string>& it) {
   return false;
 }
 
-/// A linalg.generic computing C += A·B with A K-major (A: [K, M]).
-bool is_kmajor_contraction(const Op& op) {
-  if (op.kind != Op::Kind::Generic || !op.body || op.num_inputs != 2 || op.operands.size() != 3) return false;
-  if (std::count(op.iterators.begin(), op.iterators.end(), "reduction") < 1) return false;
+/// A generic's body is C + A·B: it yields one value, the sum of its init's
+/// block argument and the product of its two inputs' (mulf + addf, in
+/// either operand order), by the body's typed ops, not by the op's name.
+bool is_mul_add_body(const Op& op) {
+  if (!op.body || op.num_inputs != 2 || op.operands.size() != 3) return false;
   const Body& b = *op.body;
-  if (b.yields.size() != 1 || b.yields[0] < 0) return false;
+  if (b.yields.size() != 1 || b.yields[0] < 0 || !b.unsupported.empty()) return false;
+  auto arg_of = [&](int n) { return n >= 0 && b.nodes[n].kind == BodyNode::Kind::Arg ? b.nodes[n].arg : -1; };
   const BodyNode& y = b.nodes[b.yields[0]];
   if (y.kind != BodyNode::Kind::Op || y.fn != ScalarFn::Add || y.operands.size() != 2) return false;
-  bool mul = false;
-  for (int o : y.operands)
-    if (o >= 0 && b.nodes[o].kind == BodyNode::Kind::Op && b.nodes[o].fn == ScalarFn::Mul) mul = true;
-  if (!mul || op.maps.size() != 3 || op.maps[0].results.empty()) return false;
-  // K-major A: its first reduction (K) index comes before its last index that
-  // the output also carries (A = [K, M], or [S, K, M] when split).
+  for (int i = 0; i < 2; ++i) {
+    const int acc = y.operands[i], prod = y.operands[1 - i];
+    if (arg_of(acc) != 2 || prod < 0) continue;
+    const BodyNode& p = b.nodes[prod];
+    if (p.kind != BodyNode::Kind::Op || p.fn != ScalarFn::Mul || p.operands.size() != 2) continue;
+    const int a0 = arg_of(p.operands[0]), a1 = arg_of(p.operands[1]);
+    if ((a0 == 0 && a1 == 1) || (a0 == 1 && a1 == 0)) return true;
+  }
+  return false;
+}
+
+/// An op that only permutes its one input into its init: linalg.transpose,
+/// or a linalg.generic (what --linalg-generalize-named-ops makes of one)
+/// whose loops are all parallel, whose init is written at the identity and
+/// whose body yields its input's block argument. Its input map, one result
+/// per dimension of the input, each a distinct loop dimension: stored
+/// dimension r of the input is the result's dimension perm[r]; nullopt
+/// otherwise.
+std::optional<std::vector<int64_t>> permutation_of(const Op& op) {
+  if (op.kind != Op::Kind::Transpose && op.kind != Op::Kind::Generic) return std::nullopt;
+  if (op.num_inputs != 1 || op.operands.size() != 2 || op.maps.size() != 2 || op.results.size() > 1)
+    return std::nullopt;
+  if (std::any_of(op.iterators.begin(), op.iterators.end(), [](const std::string& i) { return i != "parallel"; }))
+    return std::nullopt;
+  if (op.kind == Op::Kind::Generic) {
+    if (!op.body) return std::nullopt;
+    const Body& b = *op.body;
+    if (b.yields.size() != 1 || b.yields[0] < 0 || b.nodes[b.yields[0]].kind != BodyNode::Kind::Arg ||
+        b.nodes[b.yields[0]].arg != 0)
+      return std::nullopt;
+  }
+  const AffineMap& in = op.maps[0];
+  const AffineMap& out = op.maps[1];
+  const size_t n = op.iterators.size();
+  if (in.results.size() != n || out.results.size() != n) return std::nullopt;
+  std::vector<int64_t> perm;
+  std::vector<bool> seen(n, false);
+  for (size_t r = 0; r < n; ++r) {
+    const AffineExpr& o = out.results[r];
+    const AffineExpr& i = in.results[r];
+    if (o.kind != AffineExpr::Kind::Dim || o.value != static_cast<int64_t>(r)) return std::nullopt;
+    if (i.kind != AffineExpr::Kind::Dim || i.value < 0 || static_cast<size_t>(i.value) >= n || seen[i.value])
+      return std::nullopt;
+    seen[i.value] = true;
+    perm.push_back(i.value);
+  }
+  return perm;
+}
+
+/// A linalg.generic computing C += A·B (is_mul_add_body) with A read
+/// K-major: A's first reduction (K) index comes before its last index that
+/// the output also carries (A = [K, M], or [S, K, M] when split). A is its
+/// first input, or what a permutation of that input reads (permutation_of:
+/// generalized matmul(transpose(X), dY) reads X = [K, M]): the maps of the
+/// value as it is stored, composed through the permutation.
+bool is_kmajor_contraction(const Module& m, const Op& op) {
+  if (op.kind != Op::Kind::Generic || !is_mul_add_body(op)) return false;
+  if (std::count(op.iterators.begin(), op.iterators.end(), "reduction") < 1) return false;
+  if (op.maps.size() != 3 || op.maps[0].results.empty()) return false;
+  std::vector<AffineExpr> a = op.maps[0].results;
+  const int d = m.values[op.operands[0]].def_op;
+  if (d >= 0)
+    if (auto perm = permutation_of(m.ops[d]); perm && perm->size() == a.size()) {
+      // Stored dimension r of X is dimension perm[r] of A: read at A's
+      // index expression perm[r].
+      std::vector<AffineExpr> stored(a.size());
+      for (size_t r = 0; r < a.size(); ++r) stored[r] = a[(*perm)[r]];
+      a = std::move(stored);
+    }
   std::vector<int64_t> out_dims;
   for (auto& e : op.maps[2].results) e.dims(out_dims);
   int first_k = -1, last_m = -1;
-  const auto& a = op.maps[0].results;
   for (size_t r = 0; r < a.size(); ++r) {
     std::vector<int64_t> ds;
     a[r].dims(ds);
@@ -302,7 +366,7 @@ bool is_wgrad_producer(const Module& m, const Op& op) {
     int d = m.values[op.operands[0]].def_op;
     return d >= 0 && m.ops[d].kind == Op::Kind::Transpose;
   }
-  if (op.kind == Op::Kind::Generic) return is_kmajor_contraction(op);
+  if (op.kind == Op::Kind::Generic) return is_kmajor_contraction(m, op);
   if (is_dot_wgrad(m, op)) return true;
   if (has_role(op.name, OpRole::Contraction)) {
     if (const OpSpec* s = dialects().find(op.name); s && s->attrs.count("dot_dimension_numbers")) return false;
@@ -356,6 +420,32 @@ std::vector<std::pair<int, int>> uses_of(const Module& m, int v, int producer) {
 }
 
 bool may_be_optimizer(const Op& op) { return is_tessera_optimizer(op.name) || op.kind == Op::Kind::Generic; }
+
+/// A linalg.generic that only adds its two inputs element-wise: every loop
+/// parallel, every map the identity, its body yields the sum of its two
+/// inputs' block arguments (what --linalg-generalize-named-ops makes of a
+/// linalg.add), by its maps, iterators and body, not by name.
+bool is_elementwise_add(const Op& op) {
+  if (op.kind != Op::Kind::Generic || !op.body || op.num_inputs != 2 || op.operands.size() != 3 ||
+      op.results.size() != 1 || op.maps.size() != 3)
+    return false;
+  if (std::any_of(op.iterators.begin(), op.iterators.end(), [](const std::string& i) { return i != "parallel"; }))
+    return false;
+  for (const AffineMap& mp : op.maps) {
+    if (mp.results.size() != op.iterators.size()) return false;
+    for (size_t r = 0; r < mp.results.size(); ++r)
+      if (mp.results[r].kind != AffineExpr::Kind::Dim || mp.results[r].value != static_cast<int64_t>(r)) return false;
+  }
+  const Body& b = *op.body;
+  if (b.yields.size() != 1 || b.yields[0] < 0 || !b.unsupported.empty()) return false;
+  const BodyNode& y = b.nodes[b.yields[0]];
+  if (y.kind != BodyNode::Kind::Op || y.fn != ScalarFn::Add || y.operands.size() != 2) return false;
+  std::vector<int> args;
+  for (int o : y.operands)
+    if (o >= 0 && b.nodes[o].kind == BodyNode::Kind::Arg) args.push_back(b.nodes[o].arg);
+  std::sort(args.begin(), args.end());
+  return args == std::vector<int>{0, 1};
+}
 
 /// Follows single-result element-wise users (add, clip) to an optimizer.
 int find_downstream(const Module& m, int op_id, int depth = 0) {
@@ -458,12 +548,18 @@ std::vector<Candidate> find_candidates(const Module& m, std::vector<Candidate>* 
         c.grad = m.ops[c.split_reduce].results.at(0);
         c.uses = uses_of(m, c.grad, c.split_reduce);
       }
-      if (c.uses.size() == 1 && may_be_optimizer(m.ops[c.uses[0].first])) {
+      // An element-wise add of the gradient and an addend (the gradient of
+      // earlier micro-batches) whose sum goes on to an optimizer is the
+      // epilogue's input, not the consumer, as a linalg.add is: the consumer
+      // is the op computing the updated values (the dependence slice below).
+      const bool addend = c.form == Form::Linalg && c.uses.size() == 1 &&
+                          is_elementwise_add(m.ops[c.uses[0].first]) && find_downstream(m, c.uses[0].first) >= 0;
+      if (c.uses.size() == 1 && may_be_optimizer(m.ops[c.uses[0].first]) && !addend) {
         c.consumer = c.uses[0].first;
         c.consumer_operand = c.uses[0].second;
       } else {
         for (auto& u : c.uses) {
-          if (may_be_optimizer(m.ops[u.first])) { c.downstream = u.first; break; }
+          if (may_be_optimizer(m.ops[u.first]) && !addend) { c.downstream = u.first; break; }
           int d = find_downstream(m, u.first);
           if (d >= 0) { c.downstream = d; break; }
         }

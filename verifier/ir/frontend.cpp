@@ -272,8 +272,25 @@ struct Translator {
         n.fn = scalar_fn_of(&op);
         for (auto v : op.getOperands()) {
           auto it = node_of.find(v.getAsOpaquePointer());
+          // A scalar constant defined outside the region and captured (what
+          // --canonicalize, --cse and the linalg rewrites do with a body's
+          // constants: hoisted) is the constant it is, read from its typed
+          // FloatAttr as one defined inside. Any other captured value (a
+          // function argument, a tensor.extract, a load) may be anything:
+          // unsupported, and the readers of the body say so.
+          if (it == node_of.end())
+            if (auto c = v.getDefiningOp<mlir::arith::ConstantOp>())
+              if (auto f = mlir::dyn_cast<mlir::FloatAttr>(c.getValue())) {
+                BodyNode k;
+                k.kind = BodyNode::Kind::Const;
+                k.value = f.getType().isF32() ? static_cast<double>(f.getValue().convertToFloat())
+                                              : f.getValueAsDouble();
+                k.type = print(v.getType());
+                it = node_of.emplace(v.getAsOpaquePointer(), static_cast<int>(b.nodes.size())).first;
+                b.nodes.push_back(k);
+              }
           n.operands.push_back(it == node_of.end() ? -1 : it->second);
-          if (it == node_of.end()) b.unsupported.push_back(name + " (operand defined outside the body)");
+          if (it == node_of.end()) b.unsupported.push_back(name + " (an operand defined outside the body that is not a float constant)");
         }
         // The scalar ops the body translation models, by their typed ops.
         const bool ok = mlir::isa<mlir::arith::AddFOp, mlir::arith::SubFOp, mlir::arith::MulFOp, mlir::arith::DivFOp,
