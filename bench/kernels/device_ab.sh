@@ -100,8 +100,8 @@ docs = {n: [json.load(open(f'/tmp/ab-{n}-{r}.json')) for r in range(1, rounds + 
 docs = {n: d for n, d in docs.items() if d}
 keys = ['wgmma_128x128x64_pingpong', 'wgmma_128x128x64_pingpong_s4', 'wgmma_128x128x64_pingpong_cdiv',
         'wgmma_128x128x64_pingpong_s4_cdiv', 'wgmma_128x64x64_pingpong_s5',
-        'wgmma_128x128x32_pingpong_s4', 'wgmma_128x128x32_pingpong_s4_cdiv',
-        'wgmma_128x128x32_pingpong_s6', 'wgmma_128x128x32_pingpong_s6_cdiv']
+        'wgmma_128x128x32_pingpong_s7', 'wgmma_128x128x32_pingpong_s7_cdiv',
+        'wgmma_128x128x32_pingpong_s8', 'wgmma_128x128x32_pingpong_s8_cdiv']
 print('median of', rounds, 'rounds (each round: every variant in turn); per round in brackets')
 first = next(iter(docs.values()))[0]
 for i, c in enumerate(first['cases']):

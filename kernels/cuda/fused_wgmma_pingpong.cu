@@ -38,10 +38,9 @@
 // 64 columns, half a slice: a warp holds one unit at a time, so more of the
 // ring loads ahead (FK_PP_UNIT_BELOW).
 // Step 17: the 128 x 128 kernel also takes 32-token dY/X stages (K = 32,
-// 16 KiB a stage, `x32` configurations at depths 4 and 6): the math
-// warpgroup holds one or two stages at a time, so halving the stage gives
-// the slice ring the shared memory those held stages took (4 stages: 160
-// KiB of ring; 6: the prefetch of the 64-token 4-stage ring with 128 KiB).
+// 16 KiB a stage, `x32` configurations at depths 7 and 8, 112 and 128 KiB
+// of stages): the same bytes in flight as the 64-token ring of half the
+// depth, landing and released in finer steps.
 // K order: one wgmma per 16-token chunk, chunks ascending (as every wgmma
 // configuration); the optimizer is optim.h's, element by element — the same
 // bits as the host reference applied to the kernel's accumulator.
@@ -794,17 +793,18 @@ cudaError_t launch_fused_wgmma_pingpong(const TileConfig& cfg, const StepParams&
   // 64-token stages the default FK_PP_STAGES for both tile widths, 4 for
   // 128 x 128, 5 for 128 x 64; the checked division (AdamW only: SGD has no
   // division) for 128 x 128 at the default depth and at 4. With 32-token
-  // stages (step 17: 16 KiB a stage, so the slice ring gets what a 64-token
-  // ring of the same depth in tokens would hold), 128 x 128 only, depths 4
-  // and 6, each with and without the checked division.
+  // stages (step 17: 16 KiB a stage), 128 x 128 only, depths 7 and 8 (112
+  // and 128 KiB: the bytes in flight, not the stage, set the main loop's
+  // pace; depths 4 and 6 measured slower and were dropped), each with and
+  // without the checked division.
   const int stages = cfg.stages ? cfg.stages : FK_PP_STAGES;
   if (cfg.checked_div && cfg.bn != 128) return cudaErrorInvalidValue;
   if (cfg.bk == 32) {
     if (cfg.bn != 128) return cudaErrorInvalidValue;
-    if (stages == 4 && !cfg.checked_div) FK_PP_DISPATCH(4, 2, 128, 32, false)
-    if (stages == 4 && cfg.checked_div) FK_PP_DISPATCH(4, 2, 128, 32, true)
-    if (stages == 6 && !cfg.checked_div) FK_PP_DISPATCH(6, 2, 128, 32, false)
-    if (stages == 6 && cfg.checked_div) FK_PP_DISPATCH(6, 2, 128, 32, true)
+    if (stages == 7 && !cfg.checked_div) FK_PP_DISPATCH(7, 2, 128, 32, false)
+    if (stages == 7 && cfg.checked_div) FK_PP_DISPATCH(7, 2, 128, 32, true)
+    if (stages == 8 && !cfg.checked_div) FK_PP_DISPATCH(8, 2, 128, 32, false)
+    if (stages == 8 && cfg.checked_div) FK_PP_DISPATCH(8, 2, 128, 32, true)
     return cudaErrorInvalidValue;
   }
   if (cfg.bn == 128 && stages == FK_PP_STAGES && !cfg.checked_div) FK_PP_DISPATCH(FK_PP_STAGES, 2, 128, 64, false)

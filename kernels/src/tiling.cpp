@@ -33,8 +33,8 @@ std::vector<TileConfig> wgmma_configs() {
           {Engine::wgmma, 128, 128, 64, 5, 4}, {Engine::wgmma, 128, 64, 64, 5, 5},
           {Engine::wgmma, 128, 128, 64, 5, 0, true}, {Engine::wgmma, 128, 128, 64, 5, 4, true},
           // 32-token stages (issue #20 step 17): the 128 x 128 ping-pong only.
-          {Engine::wgmma, 128, 128, 32, 5, 4},        {Engine::wgmma, 128, 128, 32, 5, 4, true},
-          {Engine::wgmma, 128, 128, 32, 5, 6},        {Engine::wgmma, 128, 128, 32, 5, 6, true}};
+          {Engine::wgmma, 128, 128, 32, 5, 7},        {Engine::wgmma, 128, 128, 32, 5, 7, true},
+          {Engine::wgmma, 128, 128, 32, 5, 8},        {Engine::wgmma, 128, 128, 32, 5, 8, true}};
 }
 
 std::vector<Tile> partition(int N, int H, const TileConfig& cfg) {
