@@ -69,9 +69,9 @@ name = sys.argv[1]
 s = open('/tmp/sass/all.txt').read()
 for p in re.split(r'\n\s*Function : ', s)[1:]:
     fn = p.split('\n', 1)[0].strip()
-    m = re.search(r'pingpong_kernelILi([0-9])ELi(\d)ELi(\d+)ELi(\d+)ELNS0_9OptimizerE0ELNS0_5DTypeE1ELS4_1ELb(\d)E', fn)
+    m = re.search(r'pingpong_kernelILi([0-9])ELi(\d)ELi(\d+)ELNS0_9OptimizerE0ELNS0_5DTypeE1ELS4_1ELb(\d)E', fn)
     if m:
-        open('/tmp/sass/%s-s%s-nc%s-bn%s-k%s-cdiv%s.sass' % ((name,) + m.groups()), 'w').write(p)
+        open('/tmp/sass/%s-s%s-nc%s-bn%s-cdiv%s.sass' % (name, m.group(1), m.group(2), m.group(3), m.group(4)), 'w').write(p)
 EOF
   echo "SASS $n: HGMMA $(grep -c HGMMA /tmp/sass/all.txt) LDL+STL $(grep -cE 'LDL|STL' /tmp/sass/all.txt) MUFU.RCP $(grep -c 'MUFU.RCP' /tmp/sass/all.txt) FCHK $(grep -c FCHK /tmp/sass/all.txt)" | tee -a "$log"
 done
@@ -99,9 +99,7 @@ docs = {n: [json.load(open(f'/tmp/ab-{n}-{r}.json')) for r in range(1, rounds + 
             if os.path.exists(f'/tmp/ab-{n}-{r}.json')] for n in names}
 docs = {n: d for n, d in docs.items() if d}
 keys = ['wgmma_128x128x64_pingpong', 'wgmma_128x128x64_pingpong_s4', 'wgmma_128x128x64_pingpong_cdiv',
-        'wgmma_128x128x64_pingpong_s4_cdiv', 'wgmma_128x64x64_pingpong_s5',
-        'wgmma_128x128x32_pingpong_s7', 'wgmma_128x128x32_pingpong_s7_cdiv',
-        'wgmma_128x128x32_pingpong_s8', 'wgmma_128x128x32_pingpong_s8_cdiv']
+        'wgmma_128x128x64_pingpong_s4_cdiv', 'wgmma_128x64x64_pingpong_s5']
 print('median of', rounds, 'rounds (each round: every variant in turn); per round in brackets')
 first = next(iter(docs.values()))[0]
 for i, c in enumerate(first['cases']):

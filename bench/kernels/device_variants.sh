@@ -51,7 +51,7 @@ s = open('/tmp/sass/all.txt').read()
 parts = re.split(r'\n\s*Function : ', s)
 for p in parts[1:]:
     fn = p.split('\n', 1)[0].strip()
-    m = re.search(r'pingpong_kernelILi[0-9]ELi(\d)ELi(\d+)ELi\d+ELNS0_9OptimizerE0ELNS0_5DTypeE1ELS4_1E', fn)
+    m = re.search(r'pingpong_kernelILi[0-9]ELi(\d)ELi(\d+)ELNS0_9OptimizerE0ELNS0_5DTypeE1ELS4_1E', fn)
     if m:
         open('/tmp/sass/%s-nc%s-bn%s.sass' % (name, m.group(1), m.group(2)), 'w').write(p)
 EOF

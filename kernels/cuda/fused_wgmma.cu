@@ -237,14 +237,13 @@ cudaError_t launch_fused_wgmma(const TileConfig& cfg, const StepParams& p, const
                                DType st, float* dump, cudaStream_t stream) {
   // Must match wgmma_configs() in src/tiling.cpp.
   if (!wgmma_supported()) return cudaErrorNotSupported;
-  // The ping-pong kernel checks its own tile (it also takes 32-token stages).
-  if (cfg.epilogue == 5)
-    return launch_fused_wgmma_pingpong(cfg, p, s, dY, X, W, wt, m, v, st, dump, stream);
   if (cfg.bm != kWBM || cfg.bk != kWBK) return cudaErrorInvalidValue;
   if (cfg.epilogue == 2)
     return launch_fused_wgmma_ws(cfg, p, s, dY, X, W, wt, m, v, st, dump, stream);
   if (cfg.epilogue == 3 || cfg.epilogue == 4)
     return launch_fused_wgmma_tma(cfg, p, s, dY, X, W, wt, m, v, st, dump, stream);
+  if (cfg.epilogue == 5)
+    return launch_fused_wgmma_pingpong(cfg, p, s, dY, X, W, wt, m, v, st, dump, stream);
   if (cfg.epilogue == 0) {
     if (cfg.bn == 128) return launch_w<128, 3, false>(p, s, dY, X, W, wt, m, v, st, dump, stream);
     if (cfg.bn == 64) return launch_w<64, 4, false>(p, s, dY, X, W, wt, m, v, st, dump, stream);

@@ -37,10 +37,6 @@
 // 4-stage ring with f32 states), the ring's quantum is a unit of 16 rows x
 // 64 columns, half a slice: a warp holds one unit at a time, so more of the
 // ring loads ahead (FK_PP_UNIT_BELOW).
-// Step 17: the 128 x 128 kernel also takes 32-token dY/X stages (K = 32,
-// 16 KiB a stage, `x32` configurations at depths 7 and 8, 112 and 128 KiB
-// of stages): the same bytes in flight as the 64-token ring of half the
-// depth, landing and released in finer steps.
 // K order: one wgmma per 16-token chunk, chunks ascending (as every wgmma
 // configuration); the optimizer is optim.h's, element by element — the same
 // bits as the host reference applied to the kernel's accumulator.
@@ -62,11 +58,7 @@ using detail::mbar_expect_tx;
 using detail::mbar_init;
 using detail::mbar_wait;
 
-constexpr int kBM = 128;
-// A stage holds K tokens (64, or 32 in the `x32` configurations of step 17):
-// a 64-column panel of dY or X is K token rows x 128 B.
-template <int K>
-constexpr int kPanelOf = K * 128;
+constexpr int kBM = 128, kBK = 64, kPanel = kBK * 128;  // 64 token rows x 128 B
 constexpr int kSliceRows = 16, kSlices = kBM / kSliceRows;  // one warp's rows of a 64-row half
 constexpr int kBox = kSliceRows * 128;                       // one 16-row x 128-byte box
 constexpr int kMaxSlots = 32;
@@ -125,7 +117,7 @@ constexpr bool kOneBranch = FK_PP_ONEBRANCH != 0;
 constexpr int kSmemLimit = 232448;  // Hopper's opt-in maximum per block (227 KiB)
 
 /// S stages, NC math warpgroups taking tiles of 128 x BN in turn.
-template <int S, int NC, int BN, int K>
+template <int S, int NC, int BN>
 struct PCfg {
   static constexpr int kThreads = 128 * (1 + NC);
   // Registers: the cap at entry (launch bounds, 1 CTA/SM), then the producer
@@ -133,7 +125,7 @@ struct PCfg {
   static constexpr int kEntryRegs = (65536 / kThreads) / 8 * 8 > 255 ? 248 : (65536 / kThreads) / 8 * 8;
   static constexpr int kMathRegs0 = (kEntryRegs * kThreads - 40 * 128) / (NC * 128) / 8 * 8;
   static constexpr int kMathRegs = kMathRegs0 > 240 ? 240 : kMathRegs0;
-  static constexpr int kA = 2 * kPanelOf<K>, kB = (BN / 64) * kPanelOf<K>;
+  static constexpr int kA = 2 * kPanel, kB = (BN / 64) * kPanel;
   static constexpr int kPipe = S * (kA + kB);
   static constexpr int kBarBytes = (2 * S + NC + 2 * kMaxSlots) * 8 + kMaxSlots * 4;
   static constexpr int kRing = (kSmemLimit - 1024 - kPipe - kBarBytes) / kBox * kBox;
@@ -144,10 +136,10 @@ struct PCfg {
 /// Columns of a W/m/v unit (see FK_PP_UNIT_BELOW): 64 when whole slices of
 /// a 128 x BN tile (W of WT, m and v of ST) would leave the ring fewer than
 /// FK_PP_UNIT_BELOW slots, else BN (the unit is the whole slice).
-template <int S, int NC, int BN, int K, DType WT, DType ST>
+template <int S, int NC, int BN, DType WT, DType ST>
 __host__ __device__ constexpr int unit_cols() {
   constexpr int whole = kBox * BN * ((WT == DType::f32 ? 4 : 2) + 2 * (ST == DType::f32 ? 4 : 2)) / 128;
-  return BN > 64 && PCfg<S, NC, BN, K>::kRing / whole < FK_PP_UNIT_BELOW ? 64 : BN;
+  return BN > 64 && PCfg<S, NC, BN>::kRing / whole < FK_PP_UNIT_BELOW ? 64 : BN;
 }
 
 // The slices are addressed in the 32-bit shared-memory window with explicit
@@ -445,16 +437,16 @@ __device__ __forceinline__ void setmaxnreg_dec() {
 #endif
 }
 
-template <int S, int NC, int BN, int K, Optimizer O, DType WT, DType ST, bool FD>
-__global__ void __launch_bounds__(PCfg<S, NC, BN, K>::kThreads, 1)
+template <int S, int NC, int BN, Optimizer O, DType WT, DType ST, bool FD>
+__global__ void __launch_bounds__(PCfg<S, NC, BN>::kThreads, 1)
     fused_wgmma_pingpong_kernel(const __grid_constant__ CUtensorMap tmA,
                                 const __grid_constant__ CUtensorMap tmB,
                                 const __grid_constant__ CUtensorMap tmW,
                                 const __grid_constant__ CUtensorMap tmM,
                                 const __grid_constant__ CUtensorMap tmV, StepParams p, Shape s,
                                 bool seeded, int nslots, float* grad_dump) {
-  using C = PCfg<S, NC, BN, K>;
-  constexpr int kBN = BN, kPanel = kPanelOf<K>;
+  using C = PCfg<S, NC, BN>;
+  constexpr int kBN = BN;
   extern __shared__ std::uint8_t smem_raw[];
   std::uint8_t* smem = reinterpret_cast<std::uint8_t*>(
       (reinterpret_cast<std::uintptr_t>(smem_raw) + 1023) & ~std::uintptr_t(1023));
@@ -478,7 +470,7 @@ __global__ void __launch_bounds__(PCfg<S, NC, BN, K>::kThreads, 1)
   // of 128 B. A tile has kUnits units: unit su is columns cs*kUC.. of slice
   // hb*4 + w with su = (hb*kCS + cs)*4 + w, so the producer loads every
   // warp's first unit first, and warp w consumes its units in order.
-  constexpr int kUC = unit_cols<S, NC, BN, K, WT, ST>(), kCS = BN / kUC, kUnits = kSlices * kCS;
+  constexpr int kUC = unit_cols<S, NC, BN, WT, ST>(), kCS = BN / kUC, kUnits = kSlices * kCS;
   constexpr int wboxes = kUC * (WT == DType::f32 ? 4 : 2) / 128,
                 sboxes = kUC * (ST == DType::f32 ? 4 : 2) / 128;
   constexpr int slot_bytes = kBox * (wboxes + 2 * sboxes);
@@ -503,7 +495,7 @@ __global__ void __launch_bounds__(PCfg<S, NC, BN, K>::kThreads, 1)
   __syncthreads();
 
   const int tiles_m = s.N / kBM, tiles_n = s.H / kBN, tiles = tiles_m * tiles_n;
-  const int KT = s.BT / K;
+  const int KT = s.BT / kBK;
 
   if (wg == 0) {
     // ------------------------------ producer warpgroup ------------------------------
@@ -519,11 +511,11 @@ __global__ void __launch_bounds__(PCfg<S, NC, BN, K>::kThreads, 1)
           mbar_expect_tx(&full[sg], C::kA + C::kB);
 #pragma unroll
           for (int pa = 0; pa < 2; ++pa)
-            detail::tma_load_2d(As + sg * C::kA + pa * kPanel, &tmA, n0 + pa * 64, kt * K,
+            detail::tma_load_2d(As + sg * C::kA + pa * kPanel, &tmA, n0 + pa * 64, kt * kBK,
                                 &full[sg]);
 #pragma unroll
           for (int pb = 0; pb < kBN / 64; ++pb)
-            detail::tma_load_2d(Bs + sg * C::kB + pb * kPanel, &tmB, h0 + pb * 64, kt * K,
+            detail::tma_load_2d(Bs + sg * C::kB + pb * kPanel, &tmB, h0 + pb * 64, kt * kBK,
                                 &full[sg]);
         }
       }
@@ -616,7 +608,7 @@ __global__ void __launch_bounds__(PCfg<S, NC, BN, K>::kThreads, 1)
       const std::uint8_t* b = Bs + sg * C::kB;
       detail::wgmma_fence();
 #pragma unroll
-      for (int kk = 0; kk < K / 16; ++kk) {  // 16-token chunks, ascending
+      for (int kk = 0; kk < kBK / 16; ++kk) {  // 16-token chunks, ascending
         const std::uint64_t db = detail::make_desc_sw128(b + kk * 2048, kPanel, 1024);
         const std::uint64_t da0 = detail::make_desc_sw128(a + kk * 2048, kPanel, 1024);
         const std::uint64_t da1 = detail::make_desc_sw128(a + kPanel + kk * 2048, kPanel, 1024);
@@ -717,12 +709,12 @@ __global__ void __launch_bounds__(PCfg<S, NC, BN, K>::kThreads, 1)
   if (lane == 0) detail::tma_store_wait_all();
 }
 
-template <int S, int NC, int BN, int K, Optimizer O, DType WT, DType ST, bool FD>
+template <int S, int NC, int BN, Optimizer O, DType WT, DType ST, bool FD>
 cudaError_t launch_pingpong(const StepParams& p, const Shape& s, const bf16* dY, const bf16* X,
                             void* W, void* m, void* v, float* dump, cudaStream_t stream) {
-  using C = PCfg<S, NC, BN, K>;
+  using C = PCfg<S, NC, BN>;
   constexpr int kBN = BN;
-  auto kernel = fused_wgmma_pingpong_kernel<S, NC, BN, K, O, WT, ST, FD>;
+  auto kernel = fused_wgmma_pingpong_kernel<S, NC, BN, O, WT, ST, FD>;
   static int sms = 0;
   if (sms == 0) {
     cudaError_t e =
@@ -739,15 +731,15 @@ cudaError_t launch_pingpong(const StepParams& p, const Shape& s, const bf16* dY,
                         static_cast<const void*>(v)})
     if (reinterpret_cast<std::uintptr_t>(q) % 16) return cudaErrorMisalignedAddress;
   CUtensorMap ma, mb, mw{}, mm{}, mv{};
-  if (!detail::make_map_sw128(&ma, dY, DType::bf16, s.BT, s.N, dy_stride(s), K) ||
-      !detail::make_map_sw128(&mb, X, DType::bf16, s.BT, s.H, s.H, K) ||
+  if (!detail::make_map_sw128(&ma, dY, DType::bf16, s.BT, s.N, dy_stride(s), 64) ||
+      !detail::make_map_sw128(&mb, X, DType::bf16, s.BT, s.H, s.H, 64) ||
       (!state && !detail::make_map_sw128(&mw, W, WT, s.N, s.H, s.H, kSliceRows)) ||
       !detail::make_map_sw128(&mm, m, ST, s.N, s.H, s.H, kSliceRows) ||
       ((O == Optimizer::adamw || seeded) &&
        !detail::make_map_sw128(&mv, v, ST, s.N, s.H, s.H, kSliceRows)))
     return cudaErrorNotSupported;
   const int slot_bytes =
-      kBox * static_cast<int>(unit_cols<S, NC, BN, K, WT, ST>() * (dtype_bytes(WT) + 2 * dtype_bytes(ST)) / 128);
+      kBox * static_cast<int>(unit_cols<S, NC, BN, WT, ST>() * (dtype_bytes(WT) + 2 * dtype_bytes(ST)) / 128);
   int nslots = C::kRing / slot_bytes;
   if (nslots > kMaxSlots) nslots = kMaxSlots;
   const int tiles = (s.N / kBM) * (s.H / kBN);
@@ -756,15 +748,15 @@ cudaError_t launch_pingpong(const StepParams& p, const Shape& s, const bf16* dY,
   return cudaGetLastError();
 }
 
-template <int S, int NC, int BN, int K, Optimizer O, bool FD>
+template <int S, int NC, int BN, Optimizer O, bool FD>
 cudaError_t launch_types(const StepParams& p, const Shape& s, const bf16* dY, const bf16* X,
                          void* W, DType wt, void* m, void* v, DType st, float* dump,
                          cudaStream_t stream) {
   constexpr DType F = DType::f32, B = DType::bf16;
-  if (wt == B && st == B) return launch_pingpong<S, NC, BN, K, O, B, B, FD>(p, s, dY, X, W, m, v, dump, stream);
-  if (wt == B && st == F) return launch_pingpong<S, NC, BN, K, O, B, F, FD>(p, s, dY, X, W, m, v, dump, stream);
-  if (wt == F && st == B) return launch_pingpong<S, NC, BN, K, O, F, B, FD>(p, s, dY, X, W, m, v, dump, stream);
-  return launch_pingpong<S, NC, BN, K, O, F, F, FD>(p, s, dY, X, W, m, v, dump, stream);
+  if (wt == B && st == B) return launch_pingpong<S, NC, BN, O, B, B, FD>(p, s, dY, X, W, m, v, dump, stream);
+  if (wt == B && st == F) return launch_pingpong<S, NC, BN, O, B, F, FD>(p, s, dY, X, W, m, v, dump, stream);
+  if (wt == F && st == B) return launch_pingpong<S, NC, BN, O, F, B, FD>(p, s, dY, X, W, m, v, dump, stream);
+  return launch_pingpong<S, NC, BN, O, F, F, FD>(p, s, dY, X, W, m, v, dump, stream);
 }
 
 }  // namespace
@@ -773,49 +765,36 @@ cudaError_t launch_fused_wgmma_pingpong(const TileConfig& cfg, const StepParams&
                                         const Shape& s, const bf16* dY, const bf16* X, void* W,
                                         DType wt, void* m, void* v, DType st, float* dump,
                                         cudaStream_t stream) {
-  if (cfg.bm != kBM || (cfg.bk != 64 && cfg.bk != 32)) return cudaErrorInvalidValue;
+  if (cfg.bm != kBM || cfg.bk != kBK) return cudaErrorInvalidValue;
   // 128 x 128 tiles: two math warpgroups; 128 x 64: four (half the
   // accumulator each, twice the warps in the epilogue).
-#define FK_PP_DISPATCH(S, NC, BN, K, FD)                                                        \
+#define FK_PP_DISPATCH(S, NC, BN, FD)                                                           \
   switch (p.opt) {                                                                             \
     case Optimizer::adamw:                                                                     \
-      return launch_types<S, NC, BN, K, Optimizer::adamw, FD>(p, s, dY, X, W, wt, m, v, st,    \
-                                                              dump, stream);                   \
+      return launch_types<S, NC, BN, Optimizer::adamw, FD>(p, s, dY, X, W, wt, m, v, st, dump, \
+                                                           stream);                            \
     case Optimizer::sgd_momentum:                                                              \
-      return launch_types<S, NC, BN, K, Optimizer::sgd_momentum, false>(p, s, dY, X, W, wt, m, \
-                                                                        v, st, dump, stream);  \
+      return launch_types<S, NC, BN, Optimizer::sgd_momentum, false>(p, s, dY, X, W, wt, m, v, \
+                                                                     st, dump, stream);        \
     case Optimizer::momentum_state:                                                            \
-      return launch_types<S, NC, BN, K, Optimizer::momentum_state, false>(p, s, dY, X, W, wt,  \
-                                                                          m, v, st, dump,      \
-                                                                          stream);             \
+      return launch_types<S, NC, BN, Optimizer::momentum_state, false>(p, s, dY, X, W, wt, m,  \
+                                                                       v, st, dump, stream);   \
   }
-  // The stage-ring depths instantiated (tiling.cpp's wgmma_configs()): with
-  // 64-token stages the default FK_PP_STAGES for both tile widths, 4 for
-  // 128 x 128, 5 for 128 x 64; the checked division (AdamW only: SGD has no
-  // division) for 128 x 128 at the default depth and at 4. With 32-token
-  // stages (step 17: 16 KiB a stage), 128 x 128 only, depths 7 and 8 (112
-  // and 128 KiB: the bytes in flight, not the stage, set the main loop's
-  // pace; depths 4 and 6 measured slower and were dropped), each with and
-  // without the checked division.
+  // The stage-ring depths instantiated (tiling.cpp's wgmma_configs()): the
+  // default FK_PP_STAGES for both tile widths, 4 for 128 x 128, 5 for 128 x 64;
+  // the checked division (AdamW only: SGD has no division) for 128 x 128 at
+  // the default depth and at 4.
   const int stages = cfg.stages ? cfg.stages : FK_PP_STAGES;
   if (cfg.checked_div && cfg.bn != 128) return cudaErrorInvalidValue;
-  if (cfg.bk == 32) {
-    if (cfg.bn != 128) return cudaErrorInvalidValue;
-    if (stages == 7 && !cfg.checked_div) FK_PP_DISPATCH(7, 2, 128, 32, false)
-    if (stages == 7 && cfg.checked_div) FK_PP_DISPATCH(7, 2, 128, 32, true)
-    if (stages == 8 && !cfg.checked_div) FK_PP_DISPATCH(8, 2, 128, 32, false)
-    if (stages == 8 && cfg.checked_div) FK_PP_DISPATCH(8, 2, 128, 32, true)
-    return cudaErrorInvalidValue;
-  }
-  if (cfg.bn == 128 && stages == FK_PP_STAGES && !cfg.checked_div) FK_PP_DISPATCH(FK_PP_STAGES, 2, 128, 64, false)
-  if (cfg.bn == 128 && stages == FK_PP_STAGES && cfg.checked_div) FK_PP_DISPATCH(FK_PP_STAGES, 2, 128, 64, true)
-  if (cfg.bn == 64 && stages == FK_PP_STAGES) FK_PP_DISPATCH(FK_PP_STAGES, 4, 64, 64, false)
+  if (cfg.bn == 128 && stages == FK_PP_STAGES && !cfg.checked_div) FK_PP_DISPATCH(FK_PP_STAGES, 2, 128, false)
+  if (cfg.bn == 128 && stages == FK_PP_STAGES && cfg.checked_div) FK_PP_DISPATCH(FK_PP_STAGES, 2, 128, true)
+  if (cfg.bn == 64 && stages == FK_PP_STAGES) FK_PP_DISPATCH(FK_PP_STAGES, 4, 64, false)
 #if FK_PP_STAGES != 4
-  if (cfg.bn == 128 && stages == 4 && !cfg.checked_div) FK_PP_DISPATCH(4, 2, 128, 64, false)
-  if (cfg.bn == 128 && stages == 4 && cfg.checked_div) FK_PP_DISPATCH(4, 2, 128, 64, true)
+  if (cfg.bn == 128 && stages == 4 && !cfg.checked_div) FK_PP_DISPATCH(4, 2, 128, false)
+  if (cfg.bn == 128 && stages == 4 && cfg.checked_div) FK_PP_DISPATCH(4, 2, 128, true)
 #endif
 #if FK_PP_STAGES != 5
-  if (cfg.bn == 64 && stages == 5) FK_PP_DISPATCH(5, 4, 64, 64, false)
+  if (cfg.bn == 64 && stages == 5) FK_PP_DISPATCH(5, 4, 64, false)
 #endif
 #undef FK_PP_DISPATCH
   return cudaErrorInvalidValue;

@@ -31,10 +31,7 @@ std::vector<TileConfig> wgmma_configs() {
           {Engine::wgmma, 128, 128, 64, 4}, {Engine::wgmma, 128, 64, 64, 4},
           {Engine::wgmma, 128, 128, 64, 5}, {Engine::wgmma, 128, 64, 64, 5},
           {Engine::wgmma, 128, 128, 64, 5, 4}, {Engine::wgmma, 128, 64, 64, 5, 5},
-          {Engine::wgmma, 128, 128, 64, 5, 0, true}, {Engine::wgmma, 128, 128, 64, 5, 4, true},
-          // 32-token stages (issue #20 step 17): the 128 x 128 ping-pong only.
-          {Engine::wgmma, 128, 128, 32, 5, 7},        {Engine::wgmma, 128, 128, 32, 5, 7, true},
-          {Engine::wgmma, 128, 128, 32, 5, 8},        {Engine::wgmma, 128, 128, 32, 5, 8, true}};
+          {Engine::wgmma, 128, 128, 64, 5, 0, true}, {Engine::wgmma, 128, 128, 64, 5, 4, true}};
 }
 
 std::vector<Tile> partition(int N, int H, const TileConfig& cfg) {
@@ -55,11 +52,6 @@ std::string unsupported_reason(const TileConfig& cfg, const Shape& s) {
     return "a stage-ring depth is a _pingpong configuration's only";
   if (cfg.checked_div && !(cfg.engine == Engine::wgmma && cfg.epilogue == 5 && cfg.bn == 128))
     return "the checked division is a 128x128 _pingpong configuration's only";
-  // The wgmma kernels stage 64 tokens; the 128 x 128 ping-pong also 32
-  // (issue #20 step 17), and every other wgmma kernel refuses any other.
-  if (cfg.engine == Engine::wgmma && cfg.bk != 64 &&
-      !(cfg.bk == 32 && cfg.epilogue == 5 && cfg.bm == 128 && cfg.bn == 128))
-    return "wgmma engine stages 64 tokens (32 only in the 128x128 _pingpong configurations)";
   if (cfg.engine != Engine::simt) {
     const std::string e = cfg.engine == Engine::mma ? "mma" : "wgmma";
     // 16-byte loads (cp.async, TMA) of dY rows need a stride of 8 bf16.
