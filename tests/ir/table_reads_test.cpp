@@ -14,19 +14,21 @@ namespace {
 
 /// A module with one tessera.matmul (X is 64x256: K = 64) whose attribute
 /// dictionary is `attrs`, through the boundary as certify runs it.
-ir::Module matmul(const std::string& attrs) {
+ir::Module matmul(const std::string& attrs, const std::string& a = "tensor<64x256xf32>",
+                  const std::string& b = "tensor<64x128xf32>", const std::string& c = "tensor<256x128xf32>") {
   const std::string text =
-      "func.func @f(%X: tensor<64x256xf32>, %dY: tensor<64x128xf32>) -> tensor<256x128xf32> {\n"
-      "  %g = \"tessera.matmul\"(%X, %dY) {" + attrs + "} : (tensor<64x256xf32>, tensor<64x128xf32>) -> tensor<256x128xf32>\n"
-      "  return %g : tensor<256x128xf32>\n}\n";
+      "func.func @f(%X: " + a + ", %dY: " + b + ") -> " + c + " {\n"
+      "  %g = \"tessera.matmul\"(%X, %dY) {" + attrs + "} : (" + a + ", " + b + ") -> " + c + "\n"
+      "  return %g : " + c + "\n}\n";
   auto r = ir::parse_mlir(text, "t.mlir");
   EXPECT_TRUE(r.module.has_value());
   ir::mark_refused(*r.module, ir::dialects());
   return *r.module;
 }
 
-ir::KSplit split_of(const std::string& attrs) {
-  ir::Module m = matmul(attrs);
+ir::KSplit split_of(const std::string& attrs, const std::string& a = "tensor<64x256xf32>",
+                    const std::string& b = "tensor<64x128xf32>", const std::string& c = "tensor<256x128xf32>") {
+  ir::Module m = matmul(attrs, a, b, c);
   for (const ir::Op& op : m.ops)
     if (const ir::OpSpec* s = ir::spec_of(op)) return ir::k_split(m, op, *s);
   ADD_FAILURE() << "no table op";
@@ -42,7 +44,9 @@ TEST(TableReads, KSplitFromTheKeysByMeaning) {
   EXPECT_TRUE(split_of("transposeA = true").declared_by_table);
   EXPECT_EQ(split_of("transposeA = true, tessera.full_k").state, S::Whole);
   EXPECT_EQ(split_of("transposeA = true, tessera.full_k = true").state, S::Whole);
-  EXPECT_EQ(split_of("transposeA = true, tessera.full_k = 64 : index").state, S::Whole);
+  // An index is Tessera's tiling stamp, A's dimension 1: M (256) here, as
+  // transposeA is set (TesseraTiling.cpp: lhs.getDimSize(1)).
+  EXPECT_EQ(split_of("transposeA = true, tessera.full_k = 256 : index").state, S::Whole);
   EXPECT_EQ(split_of("transposeA = true, split_k = 1 : i64").state, S::Whole);
   const ir::KSplit four = split_of("transposeA = true, split_k = 4 : i64");
   EXPECT_EQ(four.state, S::Split);
@@ -56,14 +60,52 @@ TEST(TableReads, KSplitFromTheKeysByMeaning) {
 }
 
 TEST(TableReads, ValuesThatSayNothingAreUnreadableNeverWhole) {
-  for (const char* bad : {"split_k = 0 : i64", "split_k = -2 : i64", "tessera.full_k = 32 : index"}) {
+  // 64 is this op's K, but the stamp sizes A's dimension 1 (M = 256 with
+  // transposeA): a contradiction, never "whole" (before: read as the K).
+  for (const char* bad : {"split_k = 0 : i64", "split_k = -2 : i64", "tessera.full_k = 32 : index",
+                          "tessera.full_k = 64 : index"}) {
     const ir::KSplit k = split_of(std::string("transposeA = true, ") + bad);
     EXPECT_EQ(k.state, S::Unreadable) << bad;
     EXPECT_FALSE(k.why.empty()) << bad;
   }
-  // transposeA = false: A is [M, K], so K is dimension 1 (256 here).
-  EXPECT_EQ(split_of("transposeA = false, tessera.full_k = 256 : index").state, S::Whole);
-  EXPECT_EQ(split_of("transposeA = false, tessera.full_k = 64 : index").state, S::Unreadable);
+  // transposeA = false: A is [M, K] (256x64), so A's dimension 1 is K = 64,
+  // and B's dimension 0 must agree.
+  const char* a = "tensor<256x64xf32>";
+  EXPECT_EQ(split_of("transposeA = false, tessera.full_k = 64 : index", a).state, S::Whole);
+  EXPECT_EQ(split_of("transposeA = false, tessera.full_k = 256 : index", a).state, S::Unreadable);
+  // B's K (dimension 0, 64) checks the stamp when A's K is dynamic.
+  EXPECT_EQ(split_of("transposeA = false, tessera.full_k = 1 : index", "tensor<256x?xf32>").state, S::Unreadable);
+  EXPECT_EQ(split_of("transposeA = false, tessera.full_k = 64 : index", "tensor<256x?xf32>").state, S::Whole);
+  // With transposeB, B is [N, K]: its dimension 1.
+  EXPECT_EQ(split_of("transposeA = false, transposeB = true, tessera.full_k = 64 : index", a, "tensor<128x64xf32>").state,
+            S::Whole);
+}
+
+TEST(TableReads, AnIndexWhoseDimensionIsDynamicIsUnverified) {
+  // K dynamic on both sides (transposeA unset: the stamp is the K): nothing
+  // to check it against; K whole is not shown (inconclusive, never Whole).
+  const ir::KSplit k = split_of("transposeA = false, tessera.full_k = 1 : index", "tensor<256x?xf32>", "tensor<?x128xf32>");
+  EXPECT_EQ(k.state, S::Unverified);
+  EXPECT_FALSE(k.why.empty());
+  // transposeA: the stamp is M, static in the result (256) even when A's
+  // dimension 1 is dynamic.
+  EXPECT_EQ(split_of("transposeA = true, tessera.full_k = 256 : index", "tensor<64x?xf32>").state, S::Whole);
+  EXPECT_EQ(split_of("transposeA = true, tessera.full_k = 1 : index", "tensor<64x?xf32>").state, S::Unreadable);
+  EXPECT_EQ(split_of("transposeA = true, tessera.full_k = 256 : index", "tensor<64x?xf32>", "tensor<64x128xf32>",
+                     "tensor<?x128xf32>").state,
+            S::Unverified);
+  // A unit k_whole states no extent: K whole whatever K is.
+  EXPECT_EQ(split_of("transposeA = true, tessera.full_k", "tensor<?x256xf32>", "tensor<?x128xf32>").state, S::Whole);
+}
+
+TEST(TableReads, OperandsWhoseKDiffersAreUnreadable) {
+  // X's K is 64, dY's 32: whatever the attributes say.
+  for (const char* attrs : {"transposeA = true, tessera.full_k", "transposeA = true, split_k = 1 : i64",
+                            "transposeA = true, split_k = 4 : i64", "transposeA = true"}) {
+    const ir::KSplit k = split_of(attrs, "tensor<64x256xf32>", "tensor<32x128xf32>");
+    EXPECT_EQ(k.state, S::Unreadable) << attrs;
+    EXPECT_NE(k.why.find("K extents differ"), std::string::npos) << k.why;
+  }
 }
 
 TEST(TableReads, RefusedKeysAreNotRead) {

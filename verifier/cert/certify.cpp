@@ -109,11 +109,33 @@ InputReport certify_module(const std::string& text, const std::string& file, uns
     if (!cands.empty() && d.is_error()) unknown_errors.emplace_back(r.diags.size(), op_id);
     r.diags.push_back(std::move(d));
   }
-  for (auto& c : no_optimizer)
+  for (auto& c : no_optimizer) {
+    // A gradient that reaches an op no table lists has not been shown to
+    // reach no optimizer: that op may be one (tessera.nesterov before the
+    // table listed it). The remark names it; its input.unknown_op error
+    // says why nothing is certified.
+    const std::vector<int> reached = ir::unknown_ops_reached(m, c.grad);
+    if (reached.empty()) {
+      r.diags.push_back(diag::remark(m.ops[c.producer].loc, "input.no_candidate",
+                                     "weight-gradient producer " + m.ops[c.producer].name +
+                                         ": its gradient reaches no optimizer, so there is nothing to fuse into its "
+                                         "epilogue"));
+      continue;
+    }
+    std::string names;
+    for (int id : reached) {
+      const ir::Op& u = m.ops[id];
+      const ir::Attr* callee = u.opaque_call ? u.attr("callee") : nullptr;
+      names += (names.empty() ? "" : ", ") + ("'" + u.name + "'" + (callee ? " of " + callee->text : std::string()) +
+                                              " at " + u.loc.str());
+    }
     r.diags.push_back(diag::remark(m.ops[c.producer].loc, "input.no_candidate",
-                                   "weight-gradient producer " + m.ops[c.producer].name +
-                                       ": its gradient reaches no optimizer, so there is nothing to fuse into its "
-                                       "epilogue"));
+                                   "weight-gradient producer " + m.ops[c.producer].name + ": its gradient reaches " +
+                                       names + ", which no dialect table lists (fusecert has no semantics for " +
+                                       (reached.size() == 1 ? "it" : "them") +
+                                       "): it may be the gradient's optimizer, so whether there is anything to fuse "
+                                       "into the epilogue is not known"));
+  }
   // The attribute boundary: an op a dialect table lists is read only through
   // its entry. A value of the wrong kind for a key the entry names is an
   // input error on every listed op (issue #15: a wrong kind is an input

@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "verifier/guards/guards.h"
+#include "verifier/ir/attributes.h"
 #include "verifier/guards/assumptions.h"
 #include "verifier/guards/obligations.h"
 #include "verifier/guards/recognition.h"
@@ -181,6 +182,20 @@ const ir::Attr* GuardContext::fact(const ir::Op& op, const std::string& key, con
   d.notes.push_back({op.loc, "the IR does not state it: state it as the attribute '" + key +
                                  "', or assume it with --assume " + meaning + "=VALUE (or under ir.assume: in "
                                  ".fusecert.yaml)"});
+  // A near-miss key the op does carry (grad_clip_scop on a linalg.generic,
+  // which no table checks at the boundary): say which, so the warning is
+  // not only "not stated". A key the boundary refused has its own error.
+  std::vector<std::string> carried;
+  for (const auto& [k, v] : op.attrs) {
+    // A key that is itself the spelling of a meaning (grad_clip_scale beside
+    // grad_clip_scope) is no misspelling of another.
+    bool meant = false;
+    for (const auto& m : ir::meanings()) meant = meant || ir::key_of(op, m) == k;
+    if (!meant && !op.is_refused(k)) carried.push_back(k);
+  }
+  if (const std::string near = ir::nearest_key(key, carried); !near.empty())
+    d.notes.push_back({op.loc, op.name + " carries '" + near + "' (did you mean '" + key +
+                                   "'?): a misspelt key is not read, so '" + key + "' stays unstated"});
   return nullptr;
 }
 

@@ -93,6 +93,16 @@ void guard_k_whole(GuardContext& g) {
         g.structural(id, claim, "missing", ks.evidence);
         g.error("P1", id, p.loc, ks.why);
         return;
+      case S::Unverified: {
+        // An index stated where the dimension it sizes is dynamic: the IR
+        // does not show what it states (h1e of the #15 acceptance run: a
+        // stated 1 was certified whole against a dynamic K). Not wrong,
+        // not shown: inconclusive, never legal.
+        g.structural(id, claim, "missing", ks.evidence);
+        auto& d = g.warning("P1", id, p.loc, ks.why);
+        d.notes.push_back(g.producer_note("weight-gradient producer of this candidate"));
+        return;
+      }
       case S::NotWhole:
       case S::Split:
         splits = ks.splits;

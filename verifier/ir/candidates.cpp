@@ -799,6 +799,25 @@ std::vector<UnknownOpDiag> unknown_op_diags(const Module& m, const std::vector<C
   return out;
 }
 
+std::vector<int> unknown_ops_reached(const Module& m, int grad) {
+  std::vector<bool> on(m.ops.size(), false), seen(m.values.size(), false);
+  std::vector<int> work{grad};
+  while (!work.empty()) {
+    int v = work.back();
+    work.pop_back();
+    if (v < 0 || static_cast<size_t>(v) >= m.values.size() || seen[v]) continue;
+    seen[v] = true;
+    for (const auto& u : through_calls(m, m.values[v].uses)) {
+      on[u.first] = true;
+      for (int r : m.ops[u.first].results) work.push_back(r);
+    }
+  }
+  std::vector<int> out;
+  for (int id : unknown_op_ids(m))
+    if (on[id]) out.push_back(id);
+  return out;
+}
+
 std::vector<diag::Diagnostic> collective_key_diags(const Module& m, const std::vector<int>& reported) {
   std::vector<diag::Diagnostic> out;
   for (const Op& op : m.ops) {

@@ -119,6 +119,11 @@ struct UnknownOpDiag {
 std::vector<UnknownOpDiag> unknown_op_diags(const Module& m, const std::vector<Candidate>& cands,
                                             const std::vector<Candidate>& no_optimizer);
 
+/// The unknown ops (unknown_op_ids) that `grad` reaches, directly or not,
+/// across calls and returns, in program order: for a weight gradient that
+/// reaches no optimizer a table knows, the ops that may be its optimizer.
+std::vector<int> unknown_ops_reached(const Module& m, int grad);
+
 /// Collectives whose keys fusecert cannot model, as error diagnostics (fail
 /// closed, like an unknown op), skipping the op ids in `reported` (the
 /// collectives the P3 guard already reported with its own diagnostics).

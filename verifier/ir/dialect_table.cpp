@@ -76,7 +76,7 @@ std::optional<std::string> DialectTable::dtype(const std::string& spelling) cons
 
 const std::vector<std::string>& meanings() {
   static const std::vector<std::string> m = {
-      "k_whole", "split_k", "transposeA", "numeric_policy", "accum", "storage", "state_dtype", "grad_clip_scope",
+      "k_whole", "split_k", "transposeA", "transposeB", "numeric_policy", "accum", "storage", "state_dtype", "grad_clip_scope",
       "routing", "state_locality", "lr", "beta1", "beta2", "eps", "weight_decay", "step", "momentum", "grad_clip_scale",
       "reduction", "op", "axis", "ranks", "scatter_dim", "epilogue"};
   return m;

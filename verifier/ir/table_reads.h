@@ -26,7 +26,8 @@ struct KSplit {
     Split,       ///< split_k = N > 1: N partial sums
     NotWhole,    ///< k_whole = false: the reduction completes outside the op
     Refused,     ///< the boundary refused one of the keys (input.attr.*): not read
-    Unreadable,  ///< a value that says nothing fusecert can use (`why`)
+    Unreadable,  ///< a value that says nothing fusecert can use, or one the op's types contradict (`why`)
+    Unverified,  ///< an index k_whole whose dimension is dynamic wherever it appears: not checkable (`why`)
   };
   State state = State::Undeclared;
   bool declared_by_table = false;  ///< the entry names the k_whole or the split_k key
@@ -36,10 +37,14 @@ struct KSplit {
   std::string why;       ///< Unreadable: the error, naming the key, the value and what it contradicts
 };
 
-/// The K-split fact of `op` (entry `spec`) in module `m`. An index k_whole
-/// is cross-checked against the K extent of the entry's K-major operand
-/// (role X, or role A: its dimension 0 when the op reads it transposed —
-/// the transposeA meaning — else dimension 1).
+/// The K-split fact of `op` (entry `spec`) in module `m`. The static K
+/// extents of the contracting dimensions of both operands (X, dY: dimension
+/// 0; A: 0 with transposeA, else 1; B: 1 with transposeB, else 0) must
+/// agree. An index k_whole is cross-checked against every static place of
+/// the dimension it sizes: for X, dY entries the K extent; for A, B entries
+/// the extent of A's dimension 1 (what Tessera's tiling stamps: K, or M
+/// when transposeA is set). A static place that differs is Unreadable (an
+/// error); none static is Unverified (inconclusive).
 KSplit k_split(const Module& m, const Op& op, const OpSpec& spec);
 
 /// What a fused op's epilogue key (meaning `epilogue`) says: the scalar

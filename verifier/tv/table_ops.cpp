@@ -121,7 +121,8 @@ int table_gradient(SideTranslator& t, const ir::Op& op, const ir::OpSpec& spec, 
                                    "a partial contraction");
     case ir::KSplit::State::Refused:
       t.fail(op.loc, op.name + ": attribute '" + ks.key + "' was refused at the attribute boundary (input.attr.*)");
-    case ir::KSplit::State::Unreadable: t.fail(op.loc, ks.why);
+    case ir::KSplit::State::Unreadable:
+    case ir::KSplit::State::Unverified: t.fail(op.loc, ks.why);
   }
   t.side().abstractions.insert(
       listing_table(op).dialect + " contraction: the declared K order (ascending k from +0 in the accumulator dtype; " +
