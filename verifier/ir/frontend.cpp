@@ -30,6 +30,7 @@
 #include "verifier/ir/dialects.h"
 #include "verifier/ir/input_bounds.h"
 #include "verifier/ir/model.h"
+#include "verifier/ir/untile.h"
 
 namespace fusecert::ir {
 namespace {
@@ -272,6 +273,23 @@ struct Translator {
         n.fn = scalar_fn_of(&op);
         for (auto v : op.getOperands()) {
           auto it = node_of.find(v.getAsOpaquePointer());
+          // A scalar constant defined outside the region and captured (what
+          // --canonicalize, --cse and the linalg rewrites do with a body's
+          // constants: hoisted) is the constant it is, read from its typed
+          // FloatAttr as one defined inside. Any other captured value (a
+          // function argument, a tensor.extract, a load) may be anything:
+          // unsupported, and the readers of the body say so.
+          if (it == node_of.end())
+            if (auto c = v.getDefiningOp<mlir::arith::ConstantOp>())
+              if (auto f = mlir::dyn_cast<mlir::FloatAttr>(c.getValue())) {
+                BodyNode k;
+                k.kind = BodyNode::Kind::Const;
+                k.value = f.getType().isF32() ? static_cast<double>(f.getValue().convertToFloat())
+                                              : f.getValueAsDouble();
+                k.type = print(v.getType());
+                it = node_of.emplace(v.getAsOpaquePointer(), static_cast<int>(b.nodes.size())).first;
+                b.nodes.push_back(k);
+              }
           n.operands.push_back(it == node_of.end() ? -1 : it->second);
           if (it == node_of.end()) b.unsupported.push_back(name + " (operand defined outside the body)");
         }
@@ -471,6 +489,12 @@ LoadResult parse_mlir(const std::string& text, const std::string& filename) {
   if (mlir::failed(mlir::verify(*module))) {
     if (res.diags.size() == parse_diags)
       res.diags.push_back(diag::error(Loc{filename, 0, 0}, "input.verify", "the module does not verify"));
+    return res;
+  }
+  // A tile-and-fuse scf.forall is read as the untiled ops it computes
+  // (untile.h); the rewrite keeps the module valid, checked again.
+  if (untile_foralls(*module) > 0 && mlir::failed(mlir::verify(*module))) {
+    res.diags.push_back(diag::error(Loc{filename, 0, 0}, "input.verify", "the module does not verify after reading its scf.forall tiles as untiled ops"));
     return res;
   }
   Translator t;
