@@ -50,9 +50,10 @@ std::optional<RoutedStructure> picked(const Module& m, int v, const std::string&
 }
 
 /// A loop dimension every input and the result of linalg contraction `op` carry: one product
-/// per group.
+/// per group. On tensors the op has one result; bufferized, none (its init buffer is the
+/// result): the maps say the same either way.
 bool grouped(const Op& op) {
-  if (op.num_inputs < 2 || op.maps.size() != op.operands.size() || op.results.size() != 1 ||
+  if (op.num_inputs < 2 || op.maps.size() != op.operands.size() || op.results.size() > 1 ||
       std::count(op.iterators.begin(), op.iterators.end(), "reduction") < 1)
     return false;
   for (size_t d = 0; d < op.iterators.size(); ++d) {
