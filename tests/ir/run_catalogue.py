@@ -14,7 +14,8 @@ and every candidate of a file must be named by a row. An illegal case certified 
 bug: it is printed first, in capitals.
 
 --pipeline PASSES (repeatable) runs `mlir-opt-19 --mlir-print-debuginfo PASSES` over every fixture
-first and compares each candidate's outcome after the pipeline with its outcome on the original
+first ("{here}" in PASSES names this script's folder: the transform script
+tile_and_fuse_forall.mlir for tile-and-fuse into scf.forall) and compares each candidate's outcome after the pipeline with its outcome on the original
 (pipeline invariance); `--known-diff FILE` lists the differences that are known (pipeline, file,
 candidate, assume, before, after, reason), under the same discipline as known_wrong. Without
 mlir-opt-19 the run is skipped (exit 77).
@@ -172,8 +173,9 @@ def run_pipeline(a, rows, pipeline, tmp):
     transformed, errors = {}, {}
     for f in sorted({r[0] for r in rows}):
         dst = os.path.join(out_dir, f)
-        p = subprocess.run([a.mlir_opt, "--mlir-print-debuginfo", os.path.join(a.dir, f), "-o", dst]
-                           + pipeline.split(), capture_output=True, text=True)
+        passes = pipeline.replace("{here}", os.path.dirname(os.path.abspath(__file__))).split()
+        p = subprocess.run([a.mlir_opt, "--mlir-print-debuginfo", os.path.join(a.dir, f), "-o", dst] + passes,
+                           capture_output=True, text=True)
         if p.returncode != 0:
             errors[f] = p.stderr.strip().split("\n")[0][:200]
         transformed[f] = dst

@@ -358,13 +358,34 @@ bool is_dot_wgrad(const Module& m, const Op& op) {
          d->lhs_contracting == std::vector<int64_t>{0} && d->rhs_contracting == std::vector<int64_t>{0};
 }
 
+/// Bufferized: buffer `buf`, read by `reader`, holds a transpose. The one
+/// op writing into it before `reader` (an init operand, in the same
+/// function, at function level like the reader) is a linalg.transpose, and
+/// nothing else writes it or takes a view of it.
+bool transposed_into(const Module& m, int buf, const Op& reader) {
+  int writer = -1;
+  for (const auto& [u, no] : m.values[buf].uses) {
+    const Op& w = m.ops[u];
+    if (u == reader.id || w.kind == Op::Kind::Dealloc) continue;
+    if (w.func != reader.func || w.parent != reader.parent) return false;
+    if (w.num_inputs < 0 || no < w.num_inputs) {
+      if (w.access == Op::Access::Inputs && w.index > reader.index) continue;  // read after the product
+      return false;  // a view, or an op that may write it
+    }
+    if (writer >= 0 || w.index > reader.index) return false;
+    writer = u;
+  }
+  return writer >= 0 && m.ops[writer].kind == Op::Kind::Transpose;
+}
+
 bool is_wgrad_producer(const Module& m, const Op& op) {
   // C += Aᵀ·B, and its grouped form C[b] += A[b]ᵀ·B[b] (one weight gradient
   // per group: conditional by structure, verifier/ir/routed_structure.h).
   if (op.kind == Op::Kind::MatmulTransposeA || op.kind == Op::Kind::BatchMatmulTransposeA) return true;
   if (op.kind == Op::Kind::Matmul && !op.operands.empty()) {
     int d = m.values[op.operands[0]].def_op;
-    return d >= 0 && m.ops[d].kind == Op::Kind::Transpose;
+    if (d >= 0 && m.ops[d].kind == Op::Kind::Transpose) return true;
+    return m.values[op.operands[0]].type.kind == Type::Kind::MemRef && transposed_into(m, op.operands[0], op);
   }
   if (op.kind == Op::Kind::Generic) return is_kmajor_contraction(m, op);
   if (is_dot_wgrad(m, op)) return true;
@@ -538,6 +559,25 @@ std::vector<Candidate> find_candidates(const Module& m, std::vector<Candidate>* 
           c.k_loop = loop.id;
           c.grad = loop.results[i];
           c.uses = uses_of(m, c.grad, loop.id);
+        }
+      }
+      // The same on buffers: the contraction accumulates into the loop's
+      // iteration argument, and the loop yields that buffer back unchanged
+      // (one-shot-bufferize's form of the loop above). The gradient is the
+      // loop's result, the buffer after the last iteration.
+      if (c.form == Form::Bufferized && op.parent >= 0 && m.ops[op.parent].kind == Op::Kind::Loop) {
+        const Op& loop = m.ops[op.parent];
+        for (size_t i = 0; i < loop.iter_args.size() && i < loop.results.size(); ++i) {
+          if (loop.iter_args[i] != c.grad) continue;
+          bool yielded = false;
+          for (const auto& [u, no] : m.values[c.grad].uses)
+            if (m.ops[u].kind == Op::Kind::LoopYield && m.ops[u].parent == loop.id && static_cast<size_t>(no) == i)
+              yielded = true;
+          if (!yielded) break;
+          c.k_loop = loop.id;
+          c.grad = loop.results[i];
+          c.uses = uses_of(m, c.grad, loop.id);
+          break;
         }
       }
       // split-K in linalg form: partial products over a split dimension, then

@@ -30,6 +30,7 @@
 #include "verifier/ir/dialects.h"
 #include "verifier/ir/input_bounds.h"
 #include "verifier/ir/model.h"
+#include "verifier/ir/untile.h"
 
 namespace fusecert::ir {
 namespace {
@@ -488,6 +489,12 @@ LoadResult parse_mlir(const std::string& text, const std::string& filename) {
   if (mlir::failed(mlir::verify(*module))) {
     if (res.diags.size() == parse_diags)
       res.diags.push_back(diag::error(Loc{filename, 0, 0}, "input.verify", "the module does not verify"));
+    return res;
+  }
+  // A tile-and-fuse scf.forall is read as the untiled ops it computes
+  // (untile.h); the rewrite keeps the module valid, checked again.
+  if (untile_foralls(*module) > 0 && mlir::failed(mlir::verify(*module))) {
+    res.diags.push_back(diag::error(Loc{filename, 0, 0}, "input.verify", "the module does not verify after reading its scf.forall tiles as untiled ops"));
     return res;
   }
   Translator t;

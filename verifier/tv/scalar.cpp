@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstring>
 #include <sstream>
+#include <utility>
 #include <stdexcept>
 
 #include "verifier/witness/numeric.h"
@@ -68,6 +69,12 @@ int Program::constant(double x, Fmt f) {
 int Program::op(Node::Kind k, int a, int b) {
   const Node& na = at(a);
   if (b >= 0 && at(b).fmt != na.fmt) throw std::logic_error("tv: operands of different formats");
+  // IEEE addition and multiplication are commutative, bit for bit (signed
+  // zeros and infinities included; a NaN either way, and NaNs compare
+  // equal): one node for both operand orders, so a rewrite that only
+  // commutes them (--canonicalize puts a constant on the right) gives the
+  // same term on both sides.
+  if ((k == Node::Kind::Add || k == Node::Kind::Mul) && b >= 0 && b < a) std::swap(a, b);
   Node n;
   n.kind = k;
   n.fmt = na.fmt;
