@@ -354,8 +354,58 @@ bool is_dot_wgrad(const Module& m, const Op& op) {
   const Type& l = m.values[op.operands[0]].type;
   const Type& r = m.values[op.operands[1]].type;
   if (!dot_dimensions_problem(*d, l, r, m.values[op.results[0]].type).empty()) return false;
-  return d->lhs_batching.empty() && l.shape.size() == 2 && r.shape.size() == 2 &&
-         d->lhs_contracting == std::vector<int64_t>{0} && d->rhs_contracting == std::vector<int64_t>{0};
+  // The token axis may be several leading dimensions (JAX's activations
+  // x[B, S, H] and dY[B, S, N] contract [0, 1] x [0, 1]): B and S flattened
+  // are one K, paired in order on the two sides, with one free dimension
+  // left on each (H, N).
+  if (!d->lhs_batching.empty() || d->lhs_contracting.empty() || d->lhs_contracting != d->rhs_contracting ||
+      l.shape.size() != d->lhs_contracting.size() + 1 || r.shape.size() != d->rhs_contracting.size() + 1)
+    return false;
+  for (size_t k = 0; k < d->lhs_contracting.size(); ++k)
+    if (d->lhs_contracting[k] != static_cast<int64_t>(k)) return false;
+  return true;
+}
+
+/// A batched dot_general whose batch a reduce then sums away: split-K
+/// written as a batch of partial products (dY and X reshaped to [S, K/S,
+/// ...], one contraction per batch element, the S partials added by a
+/// reduce over the batch). Its batch dimensions lead on both sides, its
+/// contracting dimensions follow them, in order, one free dimension is left
+/// on each side, and the result's one use is a reduce adding over exactly
+/// the batch dimensions: one weight gradient over K = batch times the
+/// contracted extent, in partial sums. The reduce, or -1.
+int dot_batch_split_reduce(const Module& m, const Op& op) {
+  const OpSpec* spec = dialects().find(op.name);
+  if (!spec || spec->role != OpRole::Contraction || !spec->attrs.count("dot_dimension_numbers")) return -1;
+  const Attr* a = op.attr("dot_dimension_numbers");
+  std::string why;
+  auto d = a ? parse_dot_dimensions(*a, why) : std::nullopt;
+  if (!d || op.operands.size() != 2 || op.results.size() != 1) return -1;
+  const Type& l = m.values[op.operands[0]].type;
+  const Type& r = m.values[op.operands[1]].type;
+  if (!dot_dimensions_problem(*d, l, r, m.values[op.results[0]].type).empty()) return -1;
+  const size_t nb = d->lhs_batching.size(), nk = d->lhs_contracting.size();
+  if (nb == 0 || nk == 0 || d->lhs_batching != d->rhs_batching || d->lhs_contracting != d->rhs_contracting ||
+      l.shape.size() != nb + nk + 1 || r.shape.size() != nb + nk + 1)
+    return -1;
+  for (size_t k = 0; k < nb + nk; ++k)
+    if ((k < nb ? d->lhs_batching[k] : d->lhs_contracting[k - nb]) != static_cast<int64_t>(k)) return -1;
+  const auto& u = m.values[op.results[0]].uses;
+  if (u.size() != 1 || u[0].second != 0) return -1;
+  const Op& red = m.ops[u[0].first];
+  const OpSpec* rs = dialects().find(red.name);
+  const Attr* dims = red.attr("dimensions");
+  if (!rs || rs->role != OpRole::Reduce || red.results.size() != 1 || !dims || dims->kind != Attr::Kind::Ints ||
+      dims->ints.size() != nb || m.values[red.results[0]].type.shape.size() != 2)
+    return -1;
+  for (size_t k = 0; k < nb; ++k)
+    if (dims->ints[k] != static_cast<int64_t>(k)) return -1;
+  // Its body adds (a sum of the partials, not a max of them).
+  std::vector<const Op*> body;
+  for (const Op& o : m.ops)
+    if (o.parent == red.id) body.push_back(&o);
+  const OpSpec* comb = body.empty() ? nullptr : dialects().find(body[0]->name);
+  return comb && comb->role == OpRole::Elementwise && comb->computes == ScalarFn::Add ? red.id : -1;
 }
 
 /// Bufferized: buffer `buf`, read by `reader`, holds a transpose. The one
@@ -388,7 +438,7 @@ bool is_wgrad_producer(const Module& m, const Op& op) {
     return m.values[op.operands[0]].type.kind == Type::Kind::MemRef && transposed_into(m, op.operands[0], op);
   }
   if (op.kind == Op::Kind::Generic) return is_kmajor_contraction(m, op);
-  if (is_dot_wgrad(m, op)) return true;
+  if (is_dot_wgrad(m, op) || dot_batch_split_reduce(m, op) >= 0) return true;
   if (has_role(op.name, OpRole::Contraction)) {
     if (const OpSpec* s = dialects().find(op.name); s && s->attrs.count("dot_dimension_numbers")) return false;
     // A table contraction computes Xᵀ·dY when its first operand is read
@@ -498,23 +548,38 @@ std::vector<Candidate> find_candidates(const Module& m, std::vector<Candidate>* 
         continue;
       }
       if (!is_wgrad_producer(m, op)) continue;
-      if (is_dot_wgrad(m, op)) {
+      if (const int split = dot_batch_split_reduce(m, op); is_dot_wgrad(m, op) || split >= 0) {
         // The consumer is the DAG to the step's results. A transpose of the
         // contraction's result into W's layout is part of the producer: the
         // tiles of its result are the transposed tiles.
         c.form = Form::Dag;
-        c.grad = op.results[0];
-        const auto& u = m.values[c.grad].uses;
-        if (u.size() == 1) {
+        auto transposed = [&](int g) {
+          const auto& u = m.values[g].uses;
+          if (u.size() != 1) return g;
           const Op& t = m.ops[u[0].first];
           const OpSpec* ts = dialects().find(t.name);
           const Attr* perm = t.attr("permutation");
           if (ts && ts->role == OpRole::Transpose && t.results.size() == 1 && perm &&
               perm->kind == Attr::Kind::Ints && perm->ints == std::vector<int64_t>{1, 0})
-            c.grad = t.results[0];
+            return t.results[0];
+          return g;
+        };
+        // Split-K as a batch: the gradient is the sum of the partials.
+        c.split_reduce = split;
+        c.grad = transposed(split >= 0 ? m.ops[split].results[0] : op.results[0]);
+        // A gradient that a private helper only returns (JAX's nested jit:
+        // the dot is the helper's body) is the result of the one call to it:
+        // the optimizer DAG is the caller's (ir::returned_to_caller). A
+        // helper called from several places stays where it is, and
+        // analyze_dag fails closed on it.
+        for (size_t k = 0; k <= m.funcs.size(); ++k) {
+          const int up = returned_to_caller(m, c.grad);
+          if (up < 0) break;
+          c.grad = transposed(up);
+          c.func = m.values[up].def_op >= 0 ? m.ops[m.values[up].def_op].func : c.func;
         }
         c.uses = uses_of(m, c.grad, id);
-        const Dag dag = analyze_dag(m, op.func, c.grad);
+        const Dag dag = analyze_dag(m, c.func, c.grad);
         // An update: a result that combines the gradient with something
         // else the step reads (W, its state). A result computed from the
         // gradient and constants alone (the gradient returned, scaled or
@@ -726,10 +791,14 @@ std::vector<bool> candidate_slice(const Module& m, const std::vector<Candidate>&
     work.pop_back();
     if (v < 0 || seen[v]) continue;
     seen[v] = true;
-    for (const auto& u : through_calls(m, m.values[v].uses)) {
-      on[u.first] = true;
-      for (int r : m.ops[u.first].results) work.push_back(r);
-    }
+    for (const auto& u : through_calls(m, m.values[v].uses))
+      // An op in a region (a stablehlo.case branch returning the value) is
+      // read by the op holding it: that op reads the value, and its results
+      // may carry it.
+      for (int at = u.first; at >= 0; at = m.ops[at].parent) {
+        on[at] = true;
+        for (int r : m.ops[at].results) work.push_back(r);
+      }
   }
   const CallIndex calls(m);
   // Backward from the operands of the producer and of the consumer (X, dY,
@@ -799,10 +868,11 @@ std::vector<UnknownOpDiag> unknown_op_diags(const Module& m, const std::vector<C
     work.pop_back();
     if (v < 0 || seen[v]) continue;
     seen[v] = true;
-    for (const auto& u : through_calls(m, m.values[v].uses)) {
-      near[u.first] = true;
-      for (int r : m.ops[u.first].results) work.push_back(r);
-    }
+    for (const auto& u : through_calls(m, m.values[v].uses))
+      for (int at = u.first; at >= 0; at = m.ops[at].parent) {  // and the op holding its region
+        near[at] = true;
+        for (int r : m.ops[at].results) work.push_back(r);
+      }
   }
   const CallIndex calls(m);
   // Backward from the gradient operand of every optimizer a table knows: an

@@ -723,7 +723,10 @@ class Analyzer {
     side(1, dd->rhs_batching, dd->rhs_contracting, rt);
     Reduction red;
     red.op = op.id;
-    red.full = false;
+    // Every dimension of both operands contracted (no batch, no free
+    // dimension: a scalar), like a reduce over every dimension: g·g is the
+    // squared norm written as a dot (docs/ir-checking.md, P2).
+    red.full = R == 0;
     red.pure_input = ins[0].pure && ins[1].pure;
     red.result_reads = out.reads;
     d_.reductions.push_back(red);
@@ -769,6 +772,57 @@ int through_one_call(const Module& m, int v) {
     v = m.ops[call].operands[arg];
   }
   return v;
+}
+
+namespace {
+/// The function whose top-level return is `v`'s one use, with its call
+/// sites: (function, number of calls, the one call when there is one).
+std::tuple<int, int, int> returned_by(const Module& m, int v, int* result_no) {
+  if (v < 0 || v >= static_cast<int>(m.values.size())) return {-1, 0, -1};
+  const auto& u = m.values[v].uses;
+  if (u.size() != 1) return {-1, 0, -1};
+  const Op& r = m.ops[u[0].first];
+  if (!r.is_return || r.parent >= 0 || r.func < 0) return {-1, 0, -1};
+  int call = -1, calls = 0;
+  for (const Op& op : m.ops)
+    if (op.callee == r.func) {
+      call = op.id;
+      ++calls;
+    }
+  *result_no = u[0].second;
+  return {r.func, calls, call};
+}
+
+/// `v`, or, when a call op defines it, the value its callee returns in its
+/// place (repeatedly).
+int through_call_result(const Module& m, int v) {
+  for (size_t step = 0; step <= m.funcs.size(); ++step) {
+    if (v < 0 || v >= static_cast<int>(m.values.size()) || m.values[v].def_op < 0) return v;
+    const Op& call = m.ops[m.values[v].def_op];
+    if (call.callee < 0) return v;
+    const int k = static_cast<int>(std::find(call.results.begin(), call.results.end(), v) - call.results.begin());
+    int ret = -1;
+    for (int id : m.funcs[call.callee].ops)
+      if (m.ops[id].is_return && m.ops[id].parent < 0) ret = id;
+    if (ret < 0 || k >= static_cast<int>(m.ops[ret].operands.size())) return v;
+    v = m.ops[ret].operands[k];
+  }
+  return v;
+}
+}  // namespace
+
+int returned_to_caller(const Module& m, int v) {
+  int k = -1;
+  const auto [f, calls, call] = returned_by(m, v, &k);
+  if (f < 0 || calls != 1 || k < 0 || k >= static_cast<int>(m.ops[call].results.size())) return -1;
+  return m.ops[call].results[k];
+}
+
+int returned_to_several(const Module& m, int v) {
+  int k = -1;
+  const auto [f, calls, call] = returned_by(m, v, &k);
+  (void)call;
+  return f >= 0 && calls >= 2 ? f : -1;
 }
 
 int shared_helper(const Module& m, const Op& op) {
@@ -1048,12 +1102,32 @@ Dag analyze_dag(const Module& m, int func, int grad) {
   try {
     // The producer: the contraction defining the gradient, or the one a
     // transpose of it reads.
+    // Either may be the result of a call to a helper (JAX's nested jit),
+    // which stands for the value the helper returns.
     if (grad >= 0 && grad < static_cast<int>(m.values.size())) {
-      int def = m.values[grad].def_op;
+      if (const int f = returned_to_several(m, grad); f >= 0) {
+        int calls = 0;
+        for (const Op& op : m.ops) calls += op.callee == f;
+        throw Failure{"the weight gradient is a result of @" + m.funcs[f].name + ", which " + std::to_string(calls) +
+                          " ops call: each call computes a gradient of its own, and fusecert does not tell the calls "
+                          "apart (fail closed; one function per call, or the helper inlined, is followed)",
+                      m.funcs[f].loc};
+      }
+      int def = m.values[through_call_result(m, grad)].def_op;
       const OpSpec* s = def >= 0 ? dialects().find(m.ops[def].name) : nullptr;
       if (s && s->role == OpRole::Transpose && m.ops[def].operands.size() == 1) {
-        def = m.values[m.ops[def].operands[0]].def_op;
+        def = m.values[through_call_result(m, m.ops[def].operands[0])].def_op;
         s = def >= 0 ? dialects().find(m.ops[def].name) : nullptr;
+      }
+      // Split-K as a batch: a reduce summing a batched contraction's
+      // partial products (the candidate's split_reduce).
+      if (s && s->role == OpRole::Reduce && !m.ops[def].operands.empty()) {
+        const int p = m.values[m.ops[def].operands[0]].def_op;
+        const OpSpec* ps = p >= 0 ? dialects().find(m.ops[p].name) : nullptr;
+        if (ps && ps->role == OpRole::Contraction) {
+          def = p;
+          s = ps;
+        }
       }
       if (s && s->role == OpRole::Contraction) d.producer = def;
       if (!s && def >= 0 && (m.ops[def].kind == Op::Kind::Matmul || m.ops[def].kind == Op::Kind::MatmulTransposeA ||

@@ -178,6 +178,15 @@ std::optional<std::pair<AxisWindow, AxisWindow>> overlapping_windows(const Modul
 /// through it (fail closed). Windows and same-operand tests see through it.
 int through_one_call(const Module& m, int v);
 
+/// When `v`'s one use is the top-level return of a function that exactly
+/// one op calls, that call's result standing for it; else -1.
+int returned_to_caller(const Module& m, int v);
+
+/// When `v`'s one use is the top-level return of a function that two or
+/// more ops call, that function (index); else -1. Each call computes a value
+/// of its own, which one SSA value in the helper does not tell apart.
+int returned_to_several(const Module& m, int v);
+
 /// The function (index) with two or more call sites one of whose
 /// arguments `op` reads, directly, through through_one_call, or as the base
 /// of an axis_window; -1 when none.
