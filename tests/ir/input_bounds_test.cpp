@@ -90,3 +90,34 @@ TEST(InputBounds, OtherBoundsStillHold) {
   EXPECT_TRUE(mentions(refusal("   \n"), "input is empty"));
   EXPECT_TRUE(mentions(refusal("a\xC0\xAF"), "invalid UTF-8"));
 }
+
+namespace {
+std::string linalg_op(const std::string& op, const std::string& keyword_and_list) {
+  return "func.func @f(%x: tensor<2x3xf32>, %y: tensor<3x2xf32>) -> tensor<3x2xf32> {\n  %t = linalg." + op +
+         " ins(%x : tensor<2x3xf32>) outs(%y : tensor<3x2xf32>) " + keyword_and_list +
+         "\n  return %t : tensor<3x2xf32>\n}\n";
+}
+}  // namespace
+
+TEST(InputBounds, LinalgPermutationAndDimensionsAreI64Lists) {
+  // MLIR 19's linalg.transpose / broadcast / reduce parsers store a null
+  // attribute for a malformed list and crash (mlir_fuzz, 2026-12-03:
+  // SIGSEGV in Attribute::getContext from NamedAttrList::set). Each of these
+  // crashed certify; each must be refused before MLIR parses.
+  for (const char* bad : {"permutation = [1, x]", "permutation = [1", "permutation = [1.0, 0]",
+                          "permutation = array<i64: 1, 0>", "permutation = [1 : i64, 0]", "permutation =",
+                          "dimensions = [99999999999999999999]", "dimensions = [9223372036854775808]",
+                          "dimensions = [1,]", "dimensions = [0x]", "dimensions = [1 // c\n"})
+    EXPECT_TRUE(mentions(refusal(linalg_op("transpose", bad)), "must be a list of 64-bit integers")) << bad;
+  // What MLIR parses: plain, negative, hex, empty, commented, spread over lines.
+  for (const char* good : {"permutation = [1, 0]", "permutation=[1,0]", "dimensions = []",
+                           "dimensions = [-1, 0x7fffffffffffffff, 9223372036854775807]",
+                           "permutation = [1, // the row\n 0]", "// note\n permutation\n =\n [1, 0]"})
+    EXPECT_FALSE(refusal(linalg_op("transpose", good))) << good;
+  // A keyword not after outs(...), or no `=` after it, is not this list: an
+  // attribute dictionary's key is parsed (and checked) by MLIR itself.
+  EXPECT_FALSE(refusal("%t = \"linalg.transpose\"(%x, %y) <{permutation = array<i64: 1, 0>}> : (t, t) -> t\n"));
+  EXPECT_FALSE(refusal("func.func @f() attributes {dimensions = [1 : i32, x]} { return }\n"));
+  EXPECT_FALSE(refusal("%t = linalg.reduce ins(%x : t) outs(%y : t) dimensions\n"));
+  EXPECT_FALSE(refusal("%d = \"x.y\"() {a = \") permutation = [x\"} : () -> ()\n"));
+}

@@ -1,5 +1,7 @@
 #include "verifier/ir/input_bounds.h"
 
+#include <cctype>
+#include <cstdint>
 #include <vector>
 
 namespace fusecert::ir {
@@ -36,6 +38,50 @@ bool word_char(char c) {
          c == '.';
 }
 
+/// Skips blanks and `//` comments from `i`; returns the next significant index.
+size_t skip_blank(const std::string& t, size_t i) {
+  while (i < t.size()) {
+    if (t[i] == ' ' || t[i] == '\t' || t[i] == '\r' || t[i] == '\n') ++i;
+    else if (t[i] == '/' && i + 1 < t.size() && t[i + 1] == '/') {
+      while (i < t.size() && t[i] != '\n') ++i;
+    } else break;
+  }
+  return i;
+}
+
+/// Whether `t` from `i` is `= [` 64-bit integers `]`: what MLIR 19's
+/// linalg.transpose / broadcast / reduce custom parsers need after their
+/// `permutation` / `dimensions` keyword. Their parseDenseI64ArrayAttr stores
+/// DenseI64ArrayAttr::parse's result without checking it, so a malformed list
+/// (`[1, x]`, `[1`, `array<i64: 1>`, a value past int64) puts a null attribute
+/// into the operation and MLIR crashes (SIGSEGV in Attribute::getContext;
+/// mlir_fuzz found it). Integers: optional `-`, decimal or 0x hex, |v| < 2^63.
+bool dense_i64_list(const std::string& t, size_t i) {
+  i = skip_blank(t, i);
+  if (i >= t.size() || t[i] != '=') return false;
+  i = skip_blank(t, i + 1);
+  if (i >= t.size() || t[i] != '[') return false;
+  i = skip_blank(t, i + 1);
+  if (i < t.size() && t[i] == ']') return true;
+  for (;;) {
+    if (i < t.size() && t[i] == '-') i = skip_blank(t, i + 1);
+    const bool hex = i + 1 < t.size() && t[i] == '0' && (t[i + 1] == 'x' || t[i + 1] == 'X');
+    size_t b = hex ? i + 2 : i, e = b;
+    unsigned __int128 v = 0;
+    while (e < t.size() && (hex ? std::isxdigit(static_cast<unsigned char>(t[e])) != 0 : t[e] >= '0' && t[e] <= '9')) {
+      const char c = static_cast<char>(std::tolower(static_cast<unsigned char>(t[e])));
+      v = v * (hex ? 16 : 10) + static_cast<unsigned>(c <= '9' ? c - '0' : c - 'a' + 10);
+      if (v > static_cast<unsigned __int128>(INT64_MAX)) return false;
+      ++e;
+    }
+    if (e == b || (e < t.size() && word_char(t[e]))) return false;  // no digits, or `1x`, `1.5`
+    i = skip_blank(t, e);
+    if (i < t.size() && t[i] == ']') return true;
+    if (i >= t.size() || t[i] != ',') return false;
+    i = skip_blank(t, i + 1);
+  }
+}
+
 /// One open bracket: which one, whether it lies inside an affine_map /
 /// affine_set, and the operators of the expression being parsed at its level.
 struct Open {
@@ -51,6 +97,7 @@ std::optional<diag::Diagnostic> scan(const std::string& text, const std::string&
   bool affine_next = false;  // the last word was affine_map / affine_set
   unsigned line = 1, col = 0;
   bool in_str = false, in_comment = false;
+  char prev = '\0';  // the last significant character before this one (outside strings and comments)
   auto too_deep = [&](bool affine) {
     return diag::error(Loc{filename, line, col}, "input.bounds",
                      std::string(affine ? "affine expression nests" : "brackets nest") + " deeper than " +
@@ -84,12 +131,15 @@ std::optional<diag::Diagnostic> scan(const std::string& text, const std::string&
     }
     if (c == '"') {
       in_str = true;
+      prev = c;
       continue;
     }
     if (c == '/' && next == '/') {
       in_comment = true;
       continue;
     }
+    const char before = prev;
+    if (c != ' ' && c != '\t' && c != '\r') prev = c;
     if (word_char(c)) {
       // A whole word or number token: [A-Za-z0-9_$.]+.
       size_t e = i;
@@ -100,6 +150,15 @@ std::optional<diag::Diagnostic> scan(const std::string& text, const std::string&
                          "numeric literal of " + std::to_string(w.size()) + " characters (at most " +
                              std::to_string(kMaxLiteralChars) +
                              "); not parsed (MLIR's integer and float parsing is super-linear in its length)");
+      // `) permutation =` / `) dimensions =`: the keyword of linalg.transpose,
+      // broadcast or reduce after its outs(...) (an attribute dictionary's
+      // key follows `{` or `,`, and is parsed safely).
+      if (before == ')' && (w == "permutation" || w == "dimensions") && text[skip_blank(text, e)] == '=' &&
+          !dense_i64_list(text, e))
+        return diag::error(Loc{filename, line, col}, "input.bounds",
+                         "`" + std::string(w) +
+                             " =` after an operation's outs(...) must be a list of 64-bit integers [..]; not "
+                             "parsed (MLIR 19's linalg.transpose / broadcast / reduce parsers crash on any other)");
       affine_next = w == "affine_map" || w == "affine_set";
       if ((w == "floordiv" || w == "ceildiv" || w == "mod") && op()) return too_deep(true);
       col += static_cast<unsigned>(e - i - 1);
