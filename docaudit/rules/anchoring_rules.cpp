@@ -197,6 +197,30 @@ bool lead_out_states_presence(const std::string& out) {
   return false;
 }
 
+/// The clause after a path says it is not there yet: a modal
+/// (anchoring.path_intent_modals: "will replace", "is going to", "is to be
+/// written") or a marker (anchoring.path_intent_markers: "is planned", "is
+/// proposed", "is not written yet") among its first 8 words, before any mark
+/// that bounds a phrase.
+bool lead_out_states_plan(const std::string& out, const RuleSet& r) {
+  const std::vector<Token> t = tokens_of(out);
+  std::size_t n = 0;
+  while (n < t.size() && n < 12 && !bounds_phrase(t[n])) ++n;
+  for (std::size_t k = 0, words = 0; k < n && words < 8; ++k) {
+    if (t[k].kind != Token::word) continue;
+    ++words;
+    if (listed(r.path_intent_markers, t[k].text)) return true;
+    for (const auto& m : r.path_intent_modals) {
+      const std::vector<Token> mt = tokens_of(m);
+      bool match = !mt.empty() && k + mt.size() <= n;
+      for (std::size_t q = 0; q < mt.size() && match; ++q)
+        match = t[k + q].kind == Token::word && t[k + q].text == mt[q].text;
+      if (match) return true;
+    }
+  }
+  return false;
+}
+
 /// The path's own sentence says it is planned or gone, in one of the forms
 /// docs/docaudit.md names (the external-path rule, "Planned"): the lead-in's
 /// words are read as phrases that govern the path, never as a bag of words.
@@ -253,7 +277,15 @@ bool planned_by_lead_in(const std::string& lead, const std::string& out, const R
     if (w.kind != Token::word) break;
     if (listed(r.path_intent_markers, w.text)) return true;
     if (listed(r.path_weak_markers, w.text)) {
-      if (!lead_out_states_presence(out)) return true;
+      // "New `x/` for the passes" opens its clause: a label, planned unless
+      // the clause says the thing is there. "The new `x` ..." describes the
+      // thing: planned only when the clause says so (a modal or a marker).
+      bool opens = true;
+      for (std::size_t q = k - 1; q > 0 && opens; --q) {
+        if (bounds_phrase(t[q - 1])) break;
+        opens = false;
+      }
+      if (opens ? !lead_out_states_presence(out) : lead_out_states_plan(out, r)) return true;
       break;  // "The new `x` scheduler is live": an existence claim
     }
     if (!joining(w.text) || ++joins > 2) break;
