@@ -1003,13 +1003,21 @@ std::optional<TokenSides> token_sides(const Module& m, int id) {
                                                                             : std::nullopt;
   // The contracting axis of each side: the dimension numbers (a table
   // contraction), or the reduction loop of a linalg contraction.
+  // Several contracting dimensions (JAX's x[B, S, H]: [0, 1] x [0, 1]) are
+  // one token axis; a window on one of them, the same position on both
+  // sides, is a window of the tokens.
   int la = -1, ra = -1;
+  std::optional<AxisWindow> l = axis_window(m, op.operands[0]), r = axis_window(m, op.operands[1]);
+  if (!l || !r) return std::nullopt;
   if (dd) {
     if (op.operands.size() != 2 || !dd->lhs_batching.empty() || !dd->rhs_batching.empty() ||
-        dd->lhs_contracting.size() != 1 || dd->rhs_contracting.size() != 1)
+        dd->lhs_contracting.empty() || dd->lhs_contracting.size() != dd->rhs_contracting.size())
       return std::nullopt;
-    la = static_cast<int>(dd->lhs_contracting[0]);
-    ra = static_cast<int>(dd->rhs_contracting[0]);
+    for (size_t i = 0; i < dd->lhs_contracting.size(); ++i)
+      if (dd->lhs_contracting[i] == l->axis && dd->rhs_contracting[i] == r->axis) {
+        la = l->axis;
+        ra = r->axis;
+      }
   } else if (!s) {
     const auto axes = linalg_contracting_axes(op);
     if (!axes) return std::nullopt;
@@ -1017,8 +1025,7 @@ std::optional<TokenSides> token_sides(const Module& m, int id) {
   } else {
     return std::nullopt;
   }
-  std::optional<AxisWindow> l = axis_window(m, op.operands[0]), r = axis_window(m, op.operands[1]);
-  if (!l || !r || l->axis != la || r->axis != ra) return std::nullopt;
+  if (l->axis != la || r->axis != ra) return std::nullopt;
   // The same tokens on both sides: X's rows and dY's rows of one window.
   AxisWindow lw = *l, rw = *r;
   lw.base = rw.base = -1;
