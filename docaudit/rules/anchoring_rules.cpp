@@ -280,11 +280,7 @@ bool planned_by_lead_in(const std::string& lead, const std::string& out, const R
       // "New `x/` for the passes" opens its clause: a label, planned unless
       // the clause says the thing is there. "The new `x` ..." describes the
       // thing: planned only when the clause says so (a modal or a marker).
-      bool opens = true;
-      for (std::size_t q = k - 1; q > 0 && opens; --q) {
-        if (bounds_phrase(t[q - 1])) break;
-        opens = false;
-      }
+      const bool opens = k == 1 || bounds_phrase(t[k - 2]);
       if (opens ? !lead_out_states_presence(out) : lead_out_states_plan(out, r)) return true;
       break;  // "The new `x` scheduler is live": an existence claim
     }

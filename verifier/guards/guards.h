@@ -140,6 +140,10 @@ CandidateReport check_candidate(const ir::Module& m, const ir::Candidate& c, uns
 /// solver cache in verifier/smt then reuses).
 std::shared_ptr<const std::string> memo_query(const std::string& key, const std::function<std::string()>& build);
 
+/// Which block arguments each yield of `body` reads, directly or not
+/// (single_use.cpp; the P3 guard reads one yield's).
+std::vector<std::vector<bool>> yield_reads(const ir::Body& body);
+
 /// The verdict rule, shared with check-cert.
 std::string decide(const std::vector<Obligation>& obs);
 

@@ -73,19 +73,8 @@ Built body_query(const ir::Op& cons, int grad_arg, size_t out) {
   Built b;
   b.role = "result " + std::to_string(out);
   const ir::Body& full = *cons.body;
-  std::vector<bool> reads(full.num_args, false), seen(full.nodes.size(), false);
-  std::vector<int> work;
-  if (out < full.yields.size()) work.push_back(full.yields[out]);
-  while (!work.empty()) {
-    const int n = work.back();
-    work.pop_back();
-    if (n < 0 || static_cast<size_t>(n) >= seen.size() || seen[n]) continue;
-    seen[n] = true;
-    const ir::BodyNode& node = full.nodes[n];
-    if (node.kind == ir::BodyNode::Kind::Arg && node.arg >= 0 && static_cast<unsigned>(node.arg) < full.num_args)
-      reads[node.arg] = true;
-    for (int o : node.operands) work.push_back(o);
-  }
+  const std::vector<bool> reads =
+      out < full.yields.size() ? yield_reads(full)[out] : std::vector<bool>(full.num_args, false);
   std::vector<int> states;
   for (int k = 0; k < cons.num_inputs && static_cast<unsigned>(k) < full.num_args; ++k)
     if (k != grad_arg && reads[k]) states.push_back(k);

@@ -162,6 +162,20 @@ std::optional<UnroutedPass> unrouted_pass(const GuardContext& g, const ir::Op& c
   return p;
 }
 
+/// The consumer body's block arguments at g = 0: the gradient argument is 0,
+/// each other input the variable `of` gives its operand, each init (outs)
+/// argument its own variable.
+template <class Of>
+std::vector<z3::expr> args_at_zero_grad(const GuardContext& g, const ir::Op& cons, z3::context& ctx, Of&& of) {
+  std::vector<z3::expr> args;
+  for (size_t k = 0; k < cons.body->num_args; ++k)
+    args.push_back(static_cast<int>(k) == g.c.consumer_operand ? ctx.real_val(0)
+                   : k < cons.operands.size() && static_cast<int>(k) < cons.num_inputs
+                       ? of(cons.operands[k])
+                       : ctx.real_const(("consumer_out" + std::to_string(k)).c_str()));
+  return args;
+}
+
 /// SMT-LIB2 (QF_NRA): ∃ inputs such that some result of the consumer's body
 /// at g = 0 differs from the pass value matched to it, the pass's bodies
 /// composed in program order. Each value the consumer or the pass reads
@@ -189,13 +203,7 @@ std::optional<std::string> zero_grad_query(const GuardContext& g, const ir::Op& 
     if (!po || po->size() != op->results.size()) return std::nullopt;
     for (size_t r = 0; r < po->size(); ++r) var.insert_or_assign(op->results[r], (*po)[r]);
   }
-  std::vector<z3::expr> ca;
-  for (size_t k = 0; k < cons.body->num_args; ++k)
-    ca.push_back(static_cast<int>(k) == g.c.consumer_operand ? ctx.real_val(0)
-                 : k < cons.operands.size() && static_cast<int>(k) < cons.num_inputs
-                     ? of(cons.operands[k])
-                     : ctx.real_const(("consumer_out" + std::to_string(k)).c_str()));
-  auto co = ir::eval_body_reals(ra, *cons.body, ca);
+  auto co = ir::eval_body_reals(ra, *cons.body, args_at_zero_grad(g, cons, ctx, of));
   if (!co || co->size() != cons.results.size()) return std::nullopt;
   smt::Query q(ctx);
   for (const auto& e : ra.side()) q.add(e);
@@ -221,13 +229,7 @@ std::optional<std::string> unchanged_query(const GuardContext& g, const ir::Op& 
     if (it == var.end()) it = var.emplace(v, ctx.real_const(("x" + std::to_string(v)).c_str())).first;
     return it->second;
   };
-  std::vector<z3::expr> args;
-  for (size_t k = 0; k < cons.body->num_args; ++k)
-    args.push_back(static_cast<int>(k) == g.c.consumer_operand ? ctx.real_val(0)
-                   : k < cons.operands.size() && static_cast<int>(k) < cons.num_inputs
-                       ? of(cons.operands[k])
-                       : ctx.real_const(("consumer_out" + std::to_string(k)).c_str()));
-  auto out = ir::eval_body_reals(ra, *cons.body, args);
+  auto out = ir::eval_body_reals(ra, *cons.body, args_at_zero_grad(g, cons, ctx, of));
   if (!out || static_cast<size_t>(wr) >= out->size()) return std::nullopt;
   smt::Query q(ctx);
   for (const auto& e : ra.side()) q.add(e);
