@@ -12,6 +12,7 @@
 
 #include "docaudit/repo.h"
 #include "docaudit/text.h"
+#include "support/nearest_key.h"
 #include "support/repo_config.h"
 #include "support/rules_dir.h"
 
@@ -93,6 +94,33 @@ YAML::Node load_yaml_file(const std::filesystem::path& p) {
 
 bool is_severity(const std::string& s) { return s == "error" || s == "warning" || s == "off"; }
 
+/// `KEY: {add: [...]}` for a list-valued KEY: the list so far (the default,
+/// as earlier files and overrides left it) with the entries appended that it
+/// does not hold yet. `KEY: [...]` replaces the list instead (merge). Any
+/// other key of the mapping is a ConfigError, as is an `add` that is no list.
+YAML::Node extended(const YAML::Node& list, const YAML::Node& over, const std::string& file, const std::string& named) {
+  for (const auto& kv : over) {
+    const std::string k = kv.first.IsScalar() ? kv.first.Scalar() : "?";
+    if (k != "add") {
+      const std::string near = support::nearest_key(k, {"add"});
+      throw ConfigError(where(file, kv.first) + ": unknown key `" + named + "." + k + "`" +
+                        (near.empty() ? "" : "; did you mean `add`?") +
+                        " (a list is replaced by `" + named + ": [...]` or extended by `" + named + ": {add: [...]}`)");
+    }
+    if (!kv.second.IsSequence())
+      throw ConfigError(where(file, kv.second) + ": `" + named + ".add` must be a list of the entries to add");
+  }
+  if (!over["add"]) throw ConfigError(where(file, over) + ": `" + named + "` must be a list or {add: [...]}");
+  YAML::Node out = YAML::Clone(list);
+  for (const auto& e : over["add"]) {
+    bool held = false;
+    if (e.IsScalar())
+      for (const auto& x : out) held = held || (x.IsScalar() && x.Scalar() == e.Scalar());
+    if (!held) out.push_back(YAML::Clone(e));
+  }
+  return out;
+}
+
 /// Merges `over` into `base` (a mapping of the schema). Every key of `over`
 /// must exist in `base` with the same node kind. `shown` is the prefix as the
 /// user wrote it (`docs.overrides[0]` for an override entry; default
@@ -105,7 +133,14 @@ void merge(YAML::Node base, const YAML::Node& over, const std::string& file, con
     const std::string key = kv.first.as<std::string>();
     const std::string dotted = prefix.empty() ? key : prefix + "." + key;
     const std::string named = shown.empty() ? key : shown + "." + key;
-    if (!base[key]) throw ConfigError(where(file, kv.first) + ": unknown key `" + named + "`");
+    if (!base[key]) {
+      std::vector<std::string> known;
+      for (const auto& b : base)
+        if (b.first.IsScalar()) known.push_back(b.first.Scalar());
+      const std::string near = support::nearest_key(key, known);
+      throw ConfigError(where(file, kv.first) + ": unknown key `" + named + "`" +
+                        (near.empty() ? "" : "; did you mean `" + near + "`?"));
+    }
     // A severity is checked here, where the value's position is known (the
     // merged rule set has none).
     const bool severity_value = (prefix == "docs.rules" && kv.second.IsScalar()) ||
@@ -125,7 +160,12 @@ void merge(YAML::Node base, const YAML::Node& over, const std::string& file, con
     } else if (b.IsMap()) {
       merge(b, o, file, dotted, named);
     } else if (b.IsSequence()) {
-      if (!o.IsSequence()) throw ConfigError(where(file, o) + ": `" + named + "` must be a list");
+      if (o.IsMap()) {
+        base[key] = extended(b, o, file, named);
+        continue;
+      }
+      if (!o.IsSequence())
+        throw ConfigError(where(file, o) + ": `" + named + "` must be a list (it replaces the default) or {add: [...]} (it extends it)");
       base[key] = YAML::Clone(o);
     } else {
       if (!o.IsScalar()) throw ConfigError(where(file, o) + ": `" + named + "` must be a scalar");
@@ -434,6 +474,38 @@ const RuleSet& RuleSet::for_path(const std::string& rel) const {
   return *slot;
 }
 
+std::string RuleSet::effective_config(const std::string& rel) const {
+  YAML::Node docs = overrides ? YAML::Clone(overrides->base) : YAML::Node(YAML::NodeType::Map);
+  std::string applied;
+  if (overrides) {
+    if (overrides->retained_node) docs["lifecycle"]["retained"] = YAML::Clone(overrides->retained_node);
+    for (const auto& e : overrides->entries) {
+      bool match = rel.empty();
+      for (const auto& g : e.files) match = match || glob_match(g, rel);
+      if (!match) continue;
+      if (rel.empty()) {
+        YAML::Node entry(YAML::NodeType::Map);
+        YAML::Node files(YAML::NodeType::Sequence);
+        for (const auto& g : e.files) files.push_back(g);
+        entry["files"] = files;
+        for (const auto& kv : e.body) entry[kv.first.Scalar()] = YAML::Clone(kv.second);
+        docs["overrides"].push_back(entry);
+      } else {
+        merge(docs, e.body, e.file, "docs", e.shown);
+        applied += (applied.empty() ? "" : ", ") + e.shown + " (" + e.files.front() + (e.files.size() > 1 ? ", ..." : "") + ")";
+      }
+    }
+  }
+  YAML::Node top(YAML::NodeType::Map);
+  top["docs"] = docs;
+  YAML::Emitter em;
+  em << top;
+  std::string head = "# The effective configuration of `fusecert docs`: ";
+  for (std::size_t i = 0; i < sources.size(); ++i) head += (i ? " + " : "") + sources[i];
+  if (!rel.empty()) head += "\n# for " + rel + (applied.empty() ? ", which no override matches" : ", with " + applied);
+  return head + "\n" + em.c_str() + "\n";
+}
+
 std::size_t RuleSet::override_count() const { return overrides ? overrides->entries.size() : 0; }
 
 namespace {
@@ -500,6 +572,8 @@ RuleSet from_yaml(const YAML::Node& merged, const std::string& label, const YAML
   rs.path_intent_verbs = r.list("anchoring.path_intent_verbs");
   rs.path_intent_modals = r.list("anchoring.path_intent_modals");
   rs.path_weak_markers = r.list("anchoring.path_weak_markers");
+  rs.path_plan_predicates = r.list("anchoring.path_plan_predicates");
+  rs.path_gone_predicates = r.list("anchoring.path_gone_predicates");
   rs.unchecked_path_docs = r.list("anchoring.unchecked_path_docs");
   rs.deliverable_headers = r.list("anchoring.deliverable_headers");
   rs.other_repositories = r.list("anchoring.other_repositories");
@@ -513,6 +587,7 @@ RuleSet from_yaml(const YAML::Node& merged, const std::string& label, const YAML
   rs.measurement_terms = r.list("hygiene.measurement_terms");
   rs.provenance_terms = r.list("hygiene.provenance_terms");
   rs.measurement_units = r.list("hygiene.measurement_units");
+  rs.time_units = r.list("hygiene.time_units");
   rs.hardware_names = r.list("hygiene.hardware_names");
   rs.hardware_lines = r.list("hygiene.hardware_lines");
   rs.non_claims_roles = r.list("hygiene.non_claims_roles");

@@ -92,6 +92,10 @@ struct RuleSet {
   /// does not state it is there now ("New `x/` for ..." vs "The new `x`
   /// scheduler is live").
   std::vector<std::string> path_weak_markers;
+  /// Phrases that, right after a path (its subject), say it is not there
+  /// yet ("is scheduled to land", "will land") or no longer is ("was
+  /// deleted", "no longer exists").
+  std::vector<std::string> path_plan_predicates, path_gone_predicates;
   /// Names of other repositories a path may be written under (besides those
   /// a document pins or declares itself).
   std::vector<std::string> other_repositories;
@@ -100,6 +104,9 @@ struct RuleSet {
   /// Units a timing cell carries after its number, or its column's header
   /// names (`ms`, `cycles`, `TFLOP/s`, `x`).
   std::vector<std::string> measurement_units;
+  /// Units of time: a column most of whose cells are a number with one
+  /// (`2.5 ms`, `310 µs`) holds timings whatever its header says.
+  std::vector<std::string> time_units;
   /// Product lines and model prefixes: a table's context names hardware
   /// when one is followed by a model number (`RTX 4090`, `MI300X`).
   std::vector<std::string> hardware_names;
@@ -136,6 +143,12 @@ struct RuleSet {
   /// in, in order (ESLint's `overrides: [{files, rules}]`). Thread-safe; the
   /// reference lives as long as this set.
   const RuleSet& for_path(const std::string& rel) const;
+  /// The merged configuration as YAML in the configuration file's form
+  /// (`docs:` ...): every key with its effective value, lists as extended or
+  /// replaced (`fusecert docs --print-config`). With `rel` (a
+  /// repository-relative path), the set for that document, its matching
+  /// `overrides:` entries merged in; without, the `overrides:` entries listed.
+  std::string effective_config(const std::string& rel = {}) const;
   /// Number of `overrides:` entries.
   std::size_t override_count() const;
 

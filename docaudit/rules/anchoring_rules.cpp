@@ -66,7 +66,9 @@ std::string path_candidate(std::string s) {
 
 /// The text a reader takes as the lead-in of a code span: the clause before
 /// it in its block (back to the sentence start, at most 120 bytes), or, when
-/// the span opens its block, the tail of the block before it. Each code span
+/// the span opens its block, the tail of the block before it if that block
+/// ends in ':' (a label over a list: "New files:"). A block that ends a
+/// sentence ("The old loader was deleted.") leads into nothing. Each code span
 /// in it (one space in the block's text) reads as a \x01 byte, so a list of
 /// paths before this one reads as a list.
 std::string lead_in(const Document& doc, const CodeSpan& c) {
@@ -91,7 +93,8 @@ std::string lead_in(const Document& doc, const CodeSpan& c) {
   std::string before = clause(own, std::min(c.offset, own.size()));
   if (trim(before).empty() && c.prose > 0 && prose[c.prose - 1].section == c.section) {
     const std::string prev = masked(c.prose - 1);
-    before = clause(prev, prev.size());
+    const std::string tail = trim(prev);
+    if (!tail.empty() && tail.back() == ':') before = clause(prev, prev.size());
   }
   return before;
 }
@@ -197,28 +200,58 @@ bool lead_out_states_presence(const std::string& out) {
   return false;
 }
 
-/// The clause after a path says it is not there yet: a modal
-/// (anchoring.path_intent_modals: "will replace", "is going to", "is to be
-/// written") or a marker (anchoring.path_intent_markers: "is planned", "is
-/// proposed", "is not written yet") among its first 8 words, before any mark
-/// that bounds a phrase.
-bool lead_out_states_plan(const std::string& out, const RuleSet& r) {
-  const std::vector<Token> t = tokens_of(out);
-  std::size_t n = 0;
-  while (n < t.size() && n < 12 && !bounds_phrase(t[n])) ++n;
-  for (std::size_t k = 0, words = 0; k < n && words < 8; ++k) {
-    if (t[k].kind != Token::word) continue;
-    ++words;
-    if (listed(r.path_intent_markers, t[k].text)) return true;
-    for (const auto& m : r.path_intent_modals) {
-      const std::vector<Token> mt = tokens_of(m);
-      bool match = !mt.empty() && k + mt.size() <= n;
-      for (std::size_t q = 0; q < mt.size() && match; ++q)
-        match = t[k + q].kind == Token::word && t[k + q].text == mt[q].text;
-      if (match) return true;
-    }
+/// One of `phrases` (each read as words: "is going to", "was deleted")
+/// stands at t[k..] and ends before `n`: its words in order, nothing between.
+bool phrase_at(const std::vector<Token>& t, std::size_t k, std::size_t n, const std::vector<std::string>& phrases) {
+  for (const auto& p : phrases) {
+    const std::vector<Token> pt = tokens_of(p);
+    bool match = !pt.empty() && k + pt.size() <= n;
+    for (std::size_t q = 0; q < pt.size() && match; ++q)
+      match = t[k + q].kind == Token::word && t[k + q].text == pt[q].text;
+    if (match) return true;
   }
   return false;
+}
+
+/// The clause after a path (`out`, from lead_out) says something of it: one
+/// of `phrases` starts at one of its first `window` words, before any mark
+/// that bounds a phrase; with `subject` (the path is the clause's subject:
+/// "The old `x` script was deleted"), the words before the phrase are at most
+/// two and none states presence ("`x` is the loader that will ..." says `x`
+/// is there). `markers`, when given, count as one-word phrases.
+bool clause_says(const std::string& out, const std::vector<std::string>& phrases, std::size_t window, bool subject,
+                 const std::vector<std::string>* markers = nullptr) {
+  const std::vector<Token> t = tokens_of(out);
+  std::size_t n = 0;
+  while (n < t.size() && n < window + 4 && !bounds_phrase(t[n])) ++n;
+  for (std::size_t k = 0, words = 0; k < n && words < window; ++k) {
+    if (t[k].kind != Token::word) continue;
+    ++words;
+    if (phrase_at(t, k, n, phrases) || (markers && listed(*markers, t[k].text))) return true;
+    if (subject && states_presence(t[k].text)) return false;
+  }
+  return false;
+}
+
+/// The clause after a path says it is not there yet.
+///  - After "the new `x`" (`described`): a modal (anchoring.path_intent_modals:
+///    "will replace", "is going to", "is to be written") or a marker
+///    (anchoring.path_intent_markers: "is planned", "is proposed", "is not
+///    written yet") among its first 8 words, or a plan predicate.
+///  - After any path: a plan predicate (anchoring.path_plan_predicates: "is
+///    scheduled to land", "is expected in", "will land", "is planned for")
+///    with the path its subject (clause_says).
+bool lead_out_states_plan(const std::string& out, const RuleSet& r, bool described) {
+  if (described && clause_says(out, r.path_intent_modals, 8, false, &r.path_intent_markers)) return true;
+  return clause_says(out, r.path_plan_predicates, 3, true);
+}
+
+/// The clause after a path says it no longer exists, the path its subject:
+/// a gone predicate (anchoring.path_gone_predicates: "was deleted", "was
+/// renamed to", "has been retired", "no longer exists"). A historical
+/// reference, not a link ("The old `tools/x.py` was deleted in March").
+bool lead_out_states_gone(const std::string& out, const RuleSet& r) {
+  return clause_says(out, r.path_gone_predicates, 3, true);
 }
 
 /// The path's own sentence says it is planned or gone, in one of the forms
@@ -281,7 +314,7 @@ bool planned_by_lead_in(const std::string& lead, const std::string& out, const R
       // the clause says the thing is there. "The new `x` ..." describes the
       // thing: planned only when the clause says so (a modal or a marker).
       const bool opens = k == 1 || bounds_phrase(t[k - 2]);
-      if (opens ? !lead_out_states_presence(out) : lead_out_states_plan(out, r)) return true;
+      if (opens ? !lead_out_states_presence(out) : lead_out_states_plan(out, r, true)) return true;
       break;  // "The new `x` scheduler is live": an existence claim
     }
     if (!joining(w.text) || ++joins > 2) break;
@@ -293,11 +326,8 @@ bool planned_by_lead_in(const std::string& lead, const std::string& out, const R
       break;  // "The pass that will replace it is `x`"
     }
     for (const auto& m : r.path_intent_modals) {  // a modal of one or more words ending here
-      const std::vector<Token> mt = tokens_of(m);
-      if (mt.empty() || mt.size() > k) continue;
-      bool match = true;
-      for (std::size_t q = 0; q < mt.size() && match; ++q) match = t[k - mt.size() + q].kind == Token::word && t[k - mt.size() + q].text == mt[q].text;
-      if (match) return true;
+      const std::size_t len = tokens_of(m).size();
+      if (len > 0 && len <= k && phrase_at(t, k - len, k, {m})) return true;
     }
     if (between <= 5 && listed(r.path_intent_verbs, w.text)) {
       const bool opens = k == 1 || bounds_phrase(t[k - 2]) || is_word(k - 2, "to");
@@ -588,7 +618,9 @@ void check_paths(const Document& doc, const Context& ctx, Sink& sink) {
     }
     if (landed || in_context) continue;
     if (written_under_other_repository(doc, c, repos, repo, r)) continue;
-    if (planned_by_lead_in(lead_in(doc, c), lead_out(doc, c), r)) {
+    const std::string out = lead_out(doc, c);
+    if (planned_by_lead_in(lead_in(doc, c), out, r) || lead_out_states_plan(out, r, false) ||
+        lead_out_states_gone(out, r)) {
       intended_paths.insert(p);
       continue;
     }

@@ -148,10 +148,27 @@ bool timing_cell(std::string_view cell, bool header_gives_unit, const std::vecto
   return i < cell.size() && digit(cell[i]);
 }
 
+/// A column whatever its header (`| kernel | Result |`) holds timings when
+/// most of its non-empty cells (more than half) are a number with a time
+/// unit (hygiene.time_units: `2.5 ms`, `310 µs`, `1.2 s`). A unit the header
+/// gives does not count here, nor a speedup or a rate (`11.0x`, `GB/s`): a
+/// column of those is a measurement by its header alone.
+bool timing_column(const Table& t, std::size_t c, const RuleSet& r) {
+  std::size_t filled = 0, timed = 0;
+  for (const auto& row : t.rows) {
+    if (c >= row.size() || trim(row[c].text).empty()) continue;
+    ++filled;
+    if (timing_cell(row[c].text, false, r.time_units)) ++timed;
+  }
+  return timed > 0 && 2 * timed > filled;
+}
+
 /// A table is a measurement table when a header cell names a measurement
 /// term and the column under it holds a timing (timing_cell: a number with a
-/// unit, or under a header that gives the unit): a "Runtime" column of ✅/❌
-/// proof rungs ("rung 3 ✅") is not a timing table. Its provenance is a method
+/// unit, or under a header that gives the unit), or when a column of any
+/// header holds timings in most of its cells (timing_column: "Result" over
+/// `2.5 ms`, `310 µs`): a "Runtime" column of ✅/❌ proof rungs ("rung 3 ✅")
+/// is not a timing table. Its provenance is a method
 /// (hygiene.provenance_terms: modelled, simulated, analytical, ...) or the
 /// hardware the numbers were measured on, named (names_hardware: "measured
 /// on named hardware", the spec says; "Measured." alone is none), in its
@@ -176,6 +193,11 @@ void check_measurement_tables(const Document& doc, const Context& ctx, Sink& sin
           break;
         }
     }
+    for (std::size_t c = 0; c < t.header.size() && !measurement; ++c)
+      if (timing_column(t, c, r)) {
+        measurement = true;
+        term = "timing";
+      }
     if (!measurement) continue;
     std::string context = t.before + "\n" + t.after;
     for (int h = 0; h <= t.section && h < static_cast<int>(o.headings.size()); ++h)

@@ -267,7 +267,7 @@ TEST(Cli, DuplicateConfigKeysAndOverrideKeysAreLocatedErrors) {
   EXPECT_NE(err.find(bad.string() + ":3:5: note: the key's first occurrence"), std::string::npos) << err;
   std::ofstream(bad) << "docs:\n  overrides:\n    - files: [\"**\"]\n      rulez: {claim.overclaim: off}\n";
   EXPECT_EQ(docs(fixture_args(root, "--config " + bad.string()), &err).rc, 2);
-  EXPECT_NE(err.find(bad.string() + ":4:7: error: unknown key `docs.overrides[0].rulez` [input.config]"), std::string::npos)
+  EXPECT_NE(err.find(bad.string() + ":4:7: error: unknown key `docs.overrides[0].rulez`; did you mean `rules`? [input.config]"), std::string::npos)
       << err;
   std::ofstream(bad) << "docs:\n  rules:\n    claim.overclaim: {severity: loud}\n";
   EXPECT_EQ(docs(fixture_args(root, "--config " + bad.string()), &err).rc, 2);
@@ -321,5 +321,32 @@ TEST(Cli, DocsExampleBackendConfigAcceptsTheHistoricalDesignState) {
   CliRun r = docs("--repo-root " + dir.string() + " --today 2026-09-01");
   EXPECT_EQ(r.rc, 0) << r.out;
   EXPECT_EQ(r.out.find("frontmatter.allowed-value"), std::string::npos) << r.out;
+  fs::remove_all(dir);
+}
+
+// Issue #18 (h18f): `--print-config` shows the effective lists (a default
+// list extended by `{add: [...]}` keeps its defaults), exit 0, and with a
+// PATH the set that document is checked with.
+TEST(Cli, PrintConfigShowsTheEffectiveLists) {
+  const fs::path dir = fs::temp_directory_path() / ("docaudit_cli_print_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir / "docs" / "audit" / "backend");
+  std::ofstream(dir / ".fusecert.yaml") << "docs:\n  anchoring:\n    path_intent_markers: {add: [slated]}\n"
+                                           "  overrides:\n    - files: [\"docs/audit/backend/**\"]\n"
+                                           "      anchoring: {path_intent_markers: {add: [queued]}}\n";
+  std::ofstream(dir / "docs" / "audit" / "backend" / "x.md") << "# x\n";
+  std::string err;
+  CliRun all = docs("--repo-root " + dir.string() + " --print-config", &err);
+  EXPECT_EQ(all.rc, 0) << err;
+  EXPECT_NE(all.out.find("slated"), std::string::npos) << all.out;
+  EXPECT_NE(all.out.find("proposed"), std::string::npos) << all.out;
+  CliRun one = docs("--repo-root " + dir.string() + " --print-config " + (dir / "docs/audit/backend/x.md").string(), &err);
+  EXPECT_EQ(one.rc, 0) << err;
+  EXPECT_NE(one.out.find("# for docs/audit/backend/x.md, with docs.overrides[0]"), std::string::npos) << one.out;
+  EXPECT_NE(one.out.find("queued"), std::string::npos) << one.out;
+  EXPECT_EQ(docs("--repo-root " + dir.string() + " --print-config a.md b.md", &err).rc, 2);
+  std::ofstream(dir / ".fusecert.yaml") << "docs:\n  anchoring:\n    path_intent_markers: {ad: [slated]}\n";
+  EXPECT_EQ(docs("--repo-root " + dir.string() + " --print-config", &err).rc, 2);
+  EXPECT_NE(err.find("did you mean `add`?"), std::string::npos) << err;
   fs::remove_all(dir);
 }

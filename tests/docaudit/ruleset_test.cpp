@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -257,4 +258,72 @@ TEST(RuleSet, BadSeverityAndOverrideKeysNamePositionAndPath) {
   EXPECT_NE(u.find("c.yaml:4:7: unknown key `docs.overrides[0].rulez`"), std::string::npos) << u;
   const std::string n = load_error("docs:\n  overrides:\n    - files: [a/**]\n      rules: {claim.overclaimz: off}\n");
   EXPECT_NE(n.find("c.yaml:4:15: unknown key `docs.overrides[0].rules.claim.overclaimz`"), std::string::npos) << n;
+}
+
+// Issue #18 (h18f): `KEY: [...]` replaces a default list, `KEY: {add: [...]}`
+// extends it (a user adding one marker keeps every default); in an override
+// `add` extends the list as the base left it.
+TEST(RuleSet, AListIsReplacedByAListAndExtendedByAdd) {
+  const RuleSet defaults = load_rule_set(DOCAUDIT_RULES_FILE);
+  ASSERT_GT(defaults.path_intent_markers.size(), 5u);
+  RuleSet replaced = load_rule_set(DOCAUDIT_RULES_FILE,
+                                   {write_temp("rep.yaml", "docs:\n  anchoring:\n    path_intent_markers: [slated]\n")});
+  EXPECT_EQ(replaced.path_intent_markers, std::vector<std::string>{"slated"});
+  RuleSet added = load_rule_set(
+      DOCAUDIT_RULES_FILE,
+      {write_temp("add.yaml", "docs:\n  anchoring:\n    path_intent_markers: {add: [slated, planned]}\n"
+                              "  routing:\n    index_names: {add: [INDEX.md, AUDIT.md]}\n"
+                              "  overrides:\n    - files: [\"docs/audit/backend/**\"]\n"
+                              "      hygiene: {provenance_terms: {add: [vendor-reported]}}\n")});
+  std::vector<std::string> want = defaults.path_intent_markers;
+  want.push_back("slated");  // "planned" is a default already: not listed twice
+  EXPECT_EQ(added.path_intent_markers, want);
+  EXPECT_EQ(added.index_names.back(), "AUDIT.md");
+  EXPECT_EQ(added.index_names.size(),
+            defaults.index_names.size() + 2 - std::count(defaults.index_names.begin(), defaults.index_names.end(), "INDEX.md"));
+  EXPECT_EQ(added.provenance_terms, defaults.provenance_terms);
+  const RuleSet& backend = added.for_path("docs/audit/backend/apple/todo.md");
+  EXPECT_EQ(backend.provenance_terms.size(), defaults.provenance_terms.size() + 1);
+  EXPECT_EQ(backend.provenance_terms.back(), "vendor-reported");
+  EXPECT_EQ(backend.path_intent_markers, want);  // the base's extension holds under the override
+}
+
+TEST(RuleSet, AddFailsClosedWithDidYouMean) {
+  EXPECT_NE(load_error("docs:\n  anchoring:\n    path_intent_markers: {ad: [slated]}\n")
+                .find("c.yaml:3:27: unknown key `docs.anchoring.path_intent_markers.ad`; did you mean `add`?"),
+            std::string::npos)
+      << load_error("docs:\n  anchoring:\n    path_intent_markers: {ad: [slated]}\n");
+  EXPECT_NE(load_error("docs:\n  anchoring:\n    path_intent_markers: {add: slated}\n").find("`docs.anchoring.path_intent_markers.add` must be a list"),
+            std::string::npos);
+  EXPECT_NE(load_error("docs:\n  anchoring:\n    path_intent_markers: slated\n").find("or {add: [...]}"), std::string::npos);
+  // A misspelt key names the one it is closest to.
+  EXPECT_NE(load_error("docs:\n  anchoring:\n    path_intent_marker: {add: [slated]}\n")
+                .find("unknown key `docs.anchoring.path_intent_marker`; did you mean `path_intent_markers`?"),
+            std::string::npos);
+  EXPECT_EQ(load_error("docs:\n  anchoring:\n    zzzz: []\n").find("did you mean"), std::string::npos);
+}
+
+TEST(RuleSet, EffectiveConfigShowsTheMergedLists) {
+  RuleSet rs = load_rule_set(
+      DOCAUDIT_RULES_FILE,
+      {write_temp("eff.yaml", "docs:\n  anchoring:\n    path_intent_markers: {add: [slated]}\n"
+                              "  overrides:\n    - files: [\"docs/audit/backend/**\"]\n"
+                              "      anchoring: {path_intent_markers: {add: [queued]}}\n")});
+  const std::string all = rs.effective_config();
+  EXPECT_NE(all.find("docs:"), std::string::npos) << all;
+  EXPECT_NE(all.find("slated"), std::string::npos) << all;
+  EXPECT_NE(all.find("proposed"), std::string::npos) << all;  // a default kept
+  EXPECT_NE(all.find("overrides:"), std::string::npos) << all;
+  const std::string backend = rs.effective_config("docs/audit/backend/x.md");
+  EXPECT_NE(backend.find("queued"), std::string::npos) << backend;
+  EXPECT_NE(backend.find("slated"), std::string::npos) << backend;
+  EXPECT_NE(backend.find("with docs.overrides[0]"), std::string::npos) << backend;
+  EXPECT_EQ(backend.find("overrides:"), std::string::npos) << backend;
+  const std::string compiler = rs.effective_config("docs/audit/compiler/x.md");
+  EXPECT_EQ(compiler.find("queued"), std::string::npos) << compiler;
+  EXPECT_NE(compiler.find("which no override matches"), std::string::npos) << compiler;
+  // What is printed loads back as a configuration giving the same lists.
+  const std::string body = compiler.substr(compiler.find("docs:"));
+  RuleSet again = load_rule_set(DOCAUDIT_RULES_FILE, {write_temp("again.yaml", body)});
+  EXPECT_EQ(again.path_intent_markers, rs.path_intent_markers);
 }

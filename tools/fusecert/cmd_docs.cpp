@@ -35,6 +35,7 @@ struct DocsArgs {
   bool reprove = false;      ///< ignore the verdicts proved at build time
   bool whole_tree = false;   ///< also check the whole audit root (the hook)
   bool today_given = false;  ///< --today was passed (an empty value is an error, not "today")
+  bool print_config = false; ///< print the effective configuration instead of checking
 };
 
 /// The repository root: --repo-root, else the nearest folder above the first
@@ -83,6 +84,20 @@ int run_docs(const DocsArgs& a) {
       overrides.push_back(cfg);
     }
     const da::RuleSet rules = da::load_rule_set(da::default_rules_dir() / "default.yaml", overrides);
+    if (a.print_config) {
+      // ESLint's --print-config FILE: the set one document is checked with.
+      if (a.paths.size() > 1) throw da::UsageError("--print-config takes at most one PATH (the document whose set to print)");
+      std::string rel;
+      if (!a.paths.empty()) {
+        const fs::path p = fs::weakly_canonical(fs::absolute(a.paths.front()), ec);
+        rel = fs::relative(p, fs::weakly_canonical(fs::absolute(root), ec), ec).generic_string();
+        if (ec || rel.empty() || rel.rfind("..", 0) == 0)
+          throw da::UsageError(a.paths.front() + ": not inside the repository root " + root.string());
+      }
+      std::cout << rules.effective_config(rel);
+      std::cout.flush();
+      return diag::code(diag::Exit::Clean);
+    }
 
     da::CheckOptions opt;
     opt.repo_root = root;
@@ -165,6 +180,9 @@ void add_docs_command(CLI::App& app, int& exit_code) {
                  "Also check every document of the audit root, as a run with no PATH does (the pre-commit hook: the staged "
                  "files plus the unstaged documents a change can orphan or break); a missing audit root is nothing to check "
                  "unless a configuration file is in use");
+  docs->add_flag("--print-config", args->print_config,
+                 "Print the effective configuration (the defaults with .fusecert.yaml or --config merged, lists as replaced "
+                 "or extended) as YAML and exit; with a PATH, the set that document is checked with, its overrides merged");
   docs->add_option("--referrers-of-removed", args->removed_list,
                    "File listing deleted or renamed-away paths (repository-relative; NUL- or newline-separated): "
                    "the routing and link rules also run on every live doc that refers to one, and routing.unrouted on every "

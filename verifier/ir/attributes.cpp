@@ -67,27 +67,6 @@ std::string kinds_text(const KeySpec& k) {
 std::string shown(const Attr& a) { return a.kind == Attr::Kind::String ? "\"" + a.text + "\"" : a.text; }
 
 
-std::string squash(const std::string& s) {
-  std::string out;
-  for (char c : s)
-    if (c != '_' && c != '.' && c != '-') out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
-size_t edits(const std::string& a, const std::string& b) {
-  std::vector<size_t> row(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diag = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diag = up;
-    }
-  }
-  return row[b.size()];
-}
 
 void check(const Op& op, const std::string& path, const Attr& a, const KeySpec& spec, const DialectTable& table,
            std::vector<diag::Diagnostic>& out) {
@@ -119,16 +98,6 @@ void check(const Op& op, const std::string& path, const Attr& a, const KeySpec& 
 
 }  // namespace
 
-std::string nearest_key(const std::string& key, const std::vector<std::string>& known) {
-  std::string best;
-  size_t best_d = 3;
-  for (const auto& k : known) {
-    if (squash(k) == squash(key)) return k;
-    size_t d = edits(key, k);
-    if (d < best_d) best_d = d, best = k;
-  }
-  return best;
-}
 
 std::vector<diag::Diagnostic> check_attributes(const Op& op, const OpSpec& spec, const DialectTable& table) {
   std::vector<diag::Diagnostic> out;

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "support/nearest_key.h"
 #include "verifier/ir/dialect_table.h"
 #include "verifier/ir/model.h"
 
@@ -29,8 +30,7 @@ void mark_refused(Module& m, const DialectTables& tables);
 /// table does not know are left as written (the guards reject them).
 void canonicalize_dtypes(Module& m, const DialectTables& tables);
 
-/// The known key `key` is most likely a misspelling of, or empty: equal up
-/// to case, '_' and '.', or within two edits.
-std::string nearest_key(const std::string& key, const std::vector<std::string>& known);
+/// The known key `key` is most likely a misspelling of (support/nearest_key.h).
+using support::nearest_key;
 
 }  // namespace fusecert::ir
