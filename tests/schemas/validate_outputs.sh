@@ -121,7 +121,8 @@ check kernels-evidence.schema.json "$K/evidence.json"
 check kernels-bench.schema.json "$K/bench.json"
 check torch-baseline.schema.json "$K/torch_baseline.json"
 check kernels-distributed.schema.json "$K/evidence-distributed.json" "$K/evidence-distributed-checked.json" \
-  "$K/evidence-distributed-1rank-step10.json" "$K/bench-distributed.json"
+  "$K/evidence-distributed-1rank-step10.json" "$K/evidence-distributed-1rank-final.json" \
+  "$K/bench-distributed.json"
 # evidence --distributed's checker section, produced here for real: the
 # runner's committed JSON replayed (as docs/kernels.md describes), the P3
 # verdicts joined by this fusecert.
