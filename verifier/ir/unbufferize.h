@@ -6,7 +6,9 @@
 // into value semantics): every buffer root (a memref function argument of
 // static shape, a memref.alloc / alloca of static shape) has a current
 // tensor value; an argument's is its incoming value (the argument becomes a
-// tensor of the same shape), a fresh buffer's is a tensor.empty. Reads and
+// tensor of the same shape), a fresh buffer's is a tensor.empty; distinct
+// arguments are distinct buffers (one-shot-bufferize's own convention at
+// function boundaries). Reads and
 // writes go through views of a root: the root itself, a memref.cast of a
 // view (the same elements) or a memref.subview of the whole root (a read is
 // tensor.extract_slice of the root's current value, a write is
