@@ -30,6 +30,7 @@
 #include "verifier/ir/dialects.h"
 #include "verifier/ir/input_bounds.h"
 #include "verifier/ir/model.h"
+#include "verifier/ir/unbufferize.h"
 #include "verifier/ir/untile.h"
 
 namespace fusecert::ir {
@@ -496,6 +497,23 @@ LoadResult parse_mlir(const std::string& text, const std::string& filename) {
   if (untile_foralls(*module) > 0 && mlir::failed(mlir::verify(*module))) {
     res.diags.push_back(diag::error(Loc{filename, 0, 0}, "input.verify", "the module does not verify after reading its scf.forall tiles as untiled ops"));
     return res;
+  }
+  // A bufferized function is read as the tensor program it computes
+  // (unbufferize.h); one the rewrite refuses stays in its buffer form, and a
+  // remark names the op that stopped it when the function holds a linalg op
+  // on buffers (a bufferized candidate's function).
+  {
+    std::vector<UnbufferizeRefusal> refused;
+    if (functionalize_buffers(*module, &refused) > 0 && mlir::failed(mlir::verify(*module))) {
+      res.diags.push_back(diag::error(Loc{filename, 0, 0}, "input.verify", "the module does not verify after reading its bufferized functions as tensor programs"));
+      return res;
+    }
+    for (const auto& r : refused) {
+      if (!r.linalg_on_buffers) continue;
+      res.diags.push_back(diag::make(diag::Severity::Remark, Loc{r.file.empty() ? filename : r.file, r.line, r.col}, "input.buffer_form",
+                                     "@" + r.func + " is read in its buffer form, not as the tensor program it computes: " +
+                                         r.op + ": " + r.reason));
+    }
   }
   Translator t;
   t.mod.file = filename;
