@@ -39,7 +39,10 @@ if [ $? -ne 2 ]; then
   echo "prebuilt runner does not load here; building" | tee -a "$OUT/env.txt"
   prefix=()
   if [ -n "${NLOHMANN_DEB:-}" ]; then
-    dpkg -x "$NLOHMANN_DEB" /tmp/nlohmann && prefix=(-DCMAKE_PREFIX_PATH=/tmp/nlohmann/usr)
+    # A named .deb that is missing or does not unpack is an error, not a silent
+    # fall-back to whatever copy the host may have (acc20d: it was not carried).
+    dpkg -x "$NLOHMANN_DEB" /tmp/nlohmann || { echo "NLOHMANN_DEB=$NLOHMANN_DEB does not unpack (was it carried?)" >&2; exit 2; }
+    prefix=(-DCMAKE_PREFIX_PATH=/tmp/nlohmann/usr)
   fi
   cmake -S kernels -B /tmp/bk -G Ninja -DCMAKE_BUILD_TYPE=Release "${prefix[@]}" >>"$OUT/env.txt" 2>&1 &&
     ninja -C /tmp/bk >>"$OUT/env.txt" 2>&1 || { echo "build failed"; tail -30 "$OUT/env.txt"; exit 1; }
