@@ -310,9 +310,10 @@ def main():
         b = build(bdir, a.jobs, {t})
         if b.returncode != 0:
             sys.exit("the unmutated scratch tree does not build:\n" + b.stdout[-4000:])
-    # The targeted tests must pass unmutated before a mutant counts: checked
+    # The targeted tests must pass unmutated for a mutant to count: checked
     # lazily, the first time a test is targeted (so the first results come
-    # before fusecert is linked).
+    # before fusecert is linked); with --first-kill only for the tests a
+    # mutant ran, right after it ran them.
     baseline, broken, needed = set(), set(), set()
     rows = []
     try:
@@ -340,6 +341,10 @@ def main():
                 bb = build(bdir, a.jobs, targets or None)
                 if bb.returncode != 0:
                     sys.exit("the unmutated scratch tree does not build:\n" + bb.stdout[-4000:])
+            if fresh and not a.first_kill:
+                # --first-kill runs a test unmutated only after the mutant
+                # ran it (`pending` below): a mutant a unit test kills never
+                # waits for ir.part2_catalogue's unmutated run.
                 rx = "^(%s)$" % "|".join(re.escape(t) for t in fresh)
                 _, bfailed, _, _ = run_tests(bdir, rx, a.jobs, a.timeout)
                 baseline |= set(fresh)
