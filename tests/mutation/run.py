@@ -297,14 +297,16 @@ def main():
     log("scratch %s: %d files copied, %d removed" % (scratch, changed, removed))
     configure(scratch, bdir)
     # Only what the chosen tests run is built (not the CUDA kernels, not
-    # fusecert unless a test runs it). First the GoogleTest executables not
-    # built yet (until then CTest lists a placeholder <target>_NOT_BUILT
-    # instead of their tests), one at a time (the proof engine's units first,
-    # never a GPU test), until every chosen mutant's regex selects a test.
+    # fusecert unless a test runs it). First every GoogleTest executable not
+    # built yet, one at a time (the proof engine's units first, never a GPU
+    # test): until then CTest lists a placeholder <target>_NOT_BUILT instead
+    # of its tests, so a regex such as ^(Query\.|ir\.units$) selects ir.units
+    # alone and its mutant "survives" tests that never ran. Which executable
+    # holds a regex's tests is only known once it is built, so all are.
     unbuilt = sorted((n[:-len("_NOT_BUILT")] for n in ctest_tests(bdir, "_NOT_BUILT$")),
                      key=lambda t: (t != "verifier_unit_tests", t))
     unbuilt = [t for t in unbuilt if "gpu" not in t]
-    while unbuilt and any(not ctest_tests(bdir, m["tests"]) for m in chosen):
+    while unbuilt:
         t = unbuilt.pop(0)
         log("building %s (its tests are listed once it is built)" % t)
         b = build(bdir, a.jobs, {t})
