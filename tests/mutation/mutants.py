@@ -240,7 +240,7 @@ MUTANTS = [
          breaks="--assume KEY=VALUE accepts a value that is not one of the key's",
          old='  if (!ok) return ',
          new='  if (false) return ',
-         tests=r"^(ir\.units|ir\.lit|failclosed\.)",
+         tests=r"^(ir\.assume|ir\.units|ir\.lit|failclosed\.)",
          lit=r"missing_keys|opaque|reduce_into_state_keys|routing_"),
     # The K-split fact is read by ir::k_split (verifier/ir/table_reads.cpp),
     # which the K-whole guard and validate share.
