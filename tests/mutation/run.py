@@ -297,22 +297,25 @@ def main():
     log("scratch %s: %d files copied, %d removed" % (scratch, changed, removed))
     configure(scratch, bdir)
     # Only what the chosen tests run is built (not the CUDA kernels, not
-    # fusecert unless a test runs it). First the GoogleTest executables not
-    # built yet (until then CTest lists a placeholder <target>_NOT_BUILT
-    # instead of their tests), one at a time (the proof engine's units first,
-    # never a GPU test), until every chosen mutant's regex selects a test.
+    # fusecert unless a test runs it). First every GoogleTest executable not
+    # built yet, one at a time (the proof engine's units first, never a GPU
+    # test): until then CTest lists a placeholder <target>_NOT_BUILT instead
+    # of its tests, so a regex such as ^(Query\.|ir\.units$) selects ir.units
+    # alone and its mutant "survives" tests that never ran. Which executable
+    # holds a regex's tests is only known once it is built, so all are.
     unbuilt = sorted((n[:-len("_NOT_BUILT")] for n in ctest_tests(bdir, "_NOT_BUILT$")),
                      key=lambda t: (t != "verifier_unit_tests", t))
     unbuilt = [t for t in unbuilt if "gpu" not in t]
-    while unbuilt and any(not ctest_tests(bdir, m["tests"]) for m in chosen):
+    while unbuilt:
         t = unbuilt.pop(0)
         log("building %s (its tests are listed once it is built)" % t)
         b = build(bdir, a.jobs, {t})
         if b.returncode != 0:
             sys.exit("the unmutated scratch tree does not build:\n" + b.stdout[-4000:])
-    # The targeted tests must pass unmutated before a mutant counts: checked
+    # The targeted tests must pass unmutated for a mutant to count: checked
     # lazily, the first time a test is targeted (so the first results come
-    # before fusecert is linked).
+    # before fusecert is linked); with --first-kill only for the tests a
+    # mutant ran, right after it ran them.
     baseline, broken, needed = set(), set(), set()
     rows = []
     try:
@@ -340,6 +343,10 @@ def main():
                 bb = build(bdir, a.jobs, targets or None)
                 if bb.returncode != 0:
                     sys.exit("the unmutated scratch tree does not build:\n" + bb.stdout[-4000:])
+            if fresh and not a.first_kill:
+                # --first-kill runs a test unmutated only after the mutant
+                # ran it (`pending` below): a mutant a unit test kills never
+                # waits for ir.part2_catalogue's unmutated run.
                 rx = "^(%s)$" % "|".join(re.escape(t) for t in fresh)
                 _, bfailed, _, _ = run_tests(bdir, rx, a.jobs, a.timeout)
                 baseline |= set(fresh)

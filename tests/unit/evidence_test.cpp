@@ -210,3 +210,62 @@ TEST(Evidence, P5FoldedStepRejectsTheCorrectRecurrence) {
   }
   FAIL() << "P5.mean_folded.step.reals was not discharged";
 }
+
+// P2's identities are proved for every c in (0,1] and beta in [0,1) (issue
+// #19: symbolic, not at c = 0.5 and the default betas): c and beta are
+// variables of the query, which the parameters' values do not change, and
+// the proof needs its goal. Without it the premises (the ranges of c and
+// beta) are sat, and so is the negated identity with its right-hand side
+// mutated: the clip scale c^k squared, or beta squared.
+TEST(Evidence, P2IdentitiesAreSymbolicAndNeedTheirGoal) {
+  verifier::ProveOptions defaults;
+  defaults.witnesses = false;
+  verifier::ProveOptions other = defaults;
+  for (auto [k, v] : std::initializer_list<std::pair<const char*, const char*>>{
+           {"c", "0.25"}, {"beta1", "0"}, {"beta2", "0.5"}})
+    other.overrides[k] = verifier::parse_param_assignment(std::string(k) + "=" + v).second;
+  auto d = test::prove_one("P2", defaults), o = test::prove_one("P2", other);
+  size_t seen = 0;
+  for (const auto& ob : d.obligations) {
+    if (ob.id.rfind("P2.identity.", 0) != 0) continue;
+    ++seen;
+    const std::string beta = ob.id.back() == 'm' ? "beta1" : "beta2";
+    EXPECT_TRUE(ob.scope.evidence()) << ob.id;
+    EXPECT_EQ(ob.scope.fixed, "") << ob.id << ": nothing is fixed";
+    EXPECT_NE(ob.scope.symbolic.find("c in (0,1]"), std::string::npos) << ob.scope.symbolic;
+    EXPECT_NE(ob.scope.symbolic.find(beta + " in [0,1)"), std::string::npos) << ob.scope.symbolic;
+    ASSERT_EQ(ob.smt_answer(), smt::Answer::Unsat) << ob.id;
+    EXPECT_EQ(ob.premises, "sat") << ob.id;
+    for (const auto& x : o.obligations)
+      if (x.id == ob.id) EXPECT_EQ(x.query(), ob.query()) << ob.id << ": the parameters' values entered the query";
+
+    z3::context c;
+    z3::solver in(c);
+    in.from_string(ob.query().c_str());
+    z3::expr_vector all = in.assertions();
+    ASSERT_GE(all.size(), 2u) << ob.id;
+    z3::expr goal = all[all.size() - 1];  // (not (= lhs rhs))
+    ASSERT_TRUE(goal.is_not() && goal.arg(0).is_eq()) << goal;
+    z3::expr lhs = goal.arg(0).arg(0), rhs = goal.arg(0).arg(1);
+    z3::expr cc = c.real_const("c"), b = c.real_const(beta.c_str());
+    auto answer_with = [&](const z3::expr& new_rhs) {
+      z3::solver s(c);
+      for (unsigned i = 0; i + 1 < all.size(); ++i) s.add(all[i]);
+      s.add(!(lhs == new_rhs));
+      return s.check();
+    };
+    z3::expr_vector from(c), to(c);
+    from.push_back(cc);
+    to.push_back(cc * cc);
+    EXPECT_EQ(answer_with(rhs.substitute(from, to)), z3::sat) << ob.id << ": (1 - c^k) read as (1 - c^2k)";
+    from = z3::expr_vector(c);
+    to = z3::expr_vector(c);
+    from.push_back(b);
+    to.push_back(b * b);
+    EXPECT_EQ(answer_with(rhs.substitute(from, to)), z3::sat) << ob.id << ": " << beta << " read as its square";
+    z3::solver premises(c);
+    for (unsigned i = 0; i + 1 < all.size(); ++i) premises.add(all[i]);
+    EXPECT_EQ(premises.check(), z3::sat) << ob.id << ": the goal dropped";
+  }
+  EXPECT_EQ(seen, 2u);
+}

@@ -1,8 +1,9 @@
 // P2 — exact global-norm clipping cannot be fused into the epilogue.
 // Source: propositions.md §P2 (the assessment's identity and impossibility).
 //
-//  P2.identity.m  (unsat) m_t(c) − c·m_t(1) = (1−c)·β₁·m_{t−1}, over the reals
-//  P2.identity.v  (unsat) v_t(c) − c²·v_t(1) = (1−c²)·β₂·v_{t−1}
+//  P2.identity.m  (unsat) m_t(c) − c·m_t(1) = (1−c)·β₁·m_{t−1}, over the reals,
+//                         for all c ∈ (0,1], β₁ ∈ [0,1) (QF_NRA)
+//  P2.identity.v  (unsat) v_t(c) − c²·v_t(1) = (1−c²)·β₂·v_{t−1}, for all c, β₂
 //  P2.impossible.m (unsat) for all c, β₁ ∈ (0,1) and ‖g‖: a closed-form pair of
 //                         states agrees on all an epilogue keeps in O(1) space
 //                         (m_t(1), c, ‖g‖) yet differs in m_t(c) (QF_NRA)
@@ -11,6 +12,9 @@
 //  P2.recover.v   (sat)   the same for v
 // Verdict: refuted when the identities hold and some moment is not
 // recoverable; holds when both are recoverable (e.g. β₁ = β₂ = 0 or c = 1).
+#include <stdexcept>
+#include <string>
+
 #include "verifier/model/optimizer.h"
 #include "verifier/props/common.h"
 #include "verifier/props/props.h"
@@ -19,34 +23,55 @@
 namespace fusecert::verifier::props {
 namespace {
 using smt::Answer;
-}
+
+// The real arithmetic of model::adam_m / adam_v with β₁ and β₂ the symbolic
+// constants `beta1`, `beta2` (and one_minus_beta* their complements) instead
+// of the parameters' values: a query over it covers every β, not one.
+struct SymbolicBetas {
+  using T = z3::expr;
+  z3::context& ctx;
+  T c(const std::string& name) const {
+    if (name == "beta1" || name == "beta2") return ctx.real_const(name.c_str());
+    if (name == "one_minus_beta1") return 1 - c("beta1");
+    if (name == "one_minus_beta2") return 1 - c("beta2");
+    throw std::invalid_argument("unknown constant '" + name + "' in P2's symbolic identity");
+  }
+  T add(const T& a, const T& b) const { return a + b; }
+  T mul(const T& a, const T& b) const { return a * b; }
+};
+}  // namespace
 
 FUSECERT_ENCODER(encode_P2) {
   (void)spec;
   auto h = hyper_from(params);
   const double c = rparam(params, "c", 0, false, 1, true);  // c = min(1, τ/‖g‖) ∈ (0, 1]
-  auto k = h.constants();
-  if (opt.mutations.count("P2.swap_beta")) std::swap(k["beta1"], k["beta2"]);  // mutation: β₁ ↔ β₂ in the identity
   const Param& cp = params.at("c");
 
-  // Identities.
+  // Identities, for every c ∈ (0,1] and β ∈ [0,1) (the values the parameters
+  // accept), over the model's update (QF_NRA): the parameters' values do not
+  // enter the query.
   for (const char* which : {"m", "v"}) {
     z3::context ctx;
-    smt::RealArith re(ctx, h.constants());
-    smt::RealArith idk(ctx, k);
-    z3::expr prev = re.var(std::string(which) + "_prev"), g = re.var("g"), cc = ctx.real_val(smt::exact_decimal(cp.value).c_str());
-    bool is_m = which[0] == 'm';
-    z3::expr clipped = is_m ? model::adam_m(re, prev, cc * g) : model::adam_v(re, prev, cc * g);
-    z3::expr unclipped = is_m ? model::adam_m(re, prev, g) : model::adam_v(re, prev, g);
+    SymbolicBetas sb{ctx};
+    const bool is_m = which[0] == 'm';
+    const std::string beta = is_m ? "beta1" : "beta2";
+    z3::expr prev = ctx.real_const((std::string(which) + "_prev").c_str()), g = ctx.real_const("g"),
+             cc = ctx.real_const("c"), b = sb.c(beta);
+    z3::expr clipped = is_m ? model::adam_m(sb, prev, cc * g) : model::adam_v(sb, prev, cc * g);
+    z3::expr unclipped = is_m ? model::adam_m(sb, prev, g) : model::adam_v(sb, prev, g);
     z3::expr scale = is_m ? cc : cc * cc;
-    z3::expr rhs = (1 - scale) * idk.c(is_m ? "beta1" : "beta2") * prev;
+    // mutation P2.swap_beta: the right-hand side reads the other moment's β
+    const std::string rhs_beta = opt.mutations.count("P2.swap_beta") ? (is_m ? "beta2" : "beta1") : beta;
+    z3::expr rhs = (1 - scale) * sb.c(rhs_beta) * prev;
     smt::Query q(ctx);
+    q.add(cc > 0 && cc <= 1 && b >= 0 && b < 1);
     q.add(!(clipped - scale * unclipped == rhs));
     discharge(out, std::string("P2.identity.") + which,
-              is_m ? "m_t(c) - c*m_t(1) = (1-c)*beta1*m_{t-1} for all m_{t-1}, g"
-                   : "v_t(c) - c^2*v_t(1) = (1-c^2)*beta2*v_{t-1} for all v_{t-1}, g",
-              Scope{"reals", std::string(which) + "_{t-1}, g",
-                    fixed_params(params, {"c", is_m ? "beta1" : "beta2"}), ""},
+              is_m ? "m_t(c) - c*m_t(1) = (1-c)*beta1*m_{t-1} for all c in (0,1], beta1 in [0,1), m_{t-1}, g"
+                   : "v_t(c) - c^2*v_t(1) = (1-c^2)*beta2*v_{t-1} for all c in (0,1], beta2 in [0,1), v_{t-1}, g",
+              Scope{"reals (QF_NRA)",
+                    "c in (0,1], " + beta + " in [0,1) (every value the parameters accept), " + which + "_{t-1}, g",
+                    "", ""},
               q, Answer::Unsat, opt.timeout_ms);
   }
   // Impossibility for every c ∈ (0,1), β ∈ (0,1) and gradient norm: a witness
