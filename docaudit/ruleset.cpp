@@ -591,6 +591,7 @@ RuleSet from_yaml(const YAML::Node& merged, const std::string& label, const YAML
   rs.hardware_names = r.list("hygiene.hardware_names");
   rs.hardware_lines = r.list("hygiene.hardware_lines");
   rs.provenance_scope_quantifiers = r.list("hygiene.provenance_scope_quantifiers");
+  rs.provenance_contrast_terms = r.list("hygiene.provenance_contrast_terms");
   rs.provenance_scope_nouns = r.list("hygiene.provenance_scope_nouns");
   rs.provenance_scope_places = r.list("hygiene.provenance_scope_places");
   rs.non_claims_roles = r.list("hygiene.non_claims_roles");

@@ -116,6 +116,8 @@ struct RuleSet {
   /// for every table after it in that section when a quantifier ("every",
   /// "all") and a noun of numbers ("numbers", "timings") come before a place
   /// ("here", "below", "in this section").
+  /// A clause holding one names no provenance ("unlike the A100 numbers").
+  std::vector<std::string> provenance_contrast_terms;
   std::vector<std::string> provenance_scope_quantifiers, provenance_scope_nouns, provenance_scope_places;
   std::string disclaimer_marker, status_key;
   std::vector<std::string> overclaim_allowed_statuses;
