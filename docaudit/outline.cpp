@@ -210,7 +210,10 @@ Outline parse_outline(std::string_view body, int first_line) {
         break;
       case CMARK_NODE_PARAGRAPH:
         if (enter) {
-          if (table < 0) open_prose();
+          if (table < 0) {
+            open_prose();
+            out.prose.back().paragraph = true;
+          }
           cmark_node* first = cmark_node_first_child(n);
           if (first && cmark_node_get_type(first) == CMARK_NODE_STRONG)
             out.bold_labels.push_back(BoldLabel{trim(plain_text(first)), pos_of(n), section});

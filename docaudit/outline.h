@@ -50,6 +50,7 @@ struct Prose {
   struct Anchor { std::size_t offset; Pos pos; };
   std::vector<Anchor> anchors;  ///< one per text segment, ascending offsets
   int section = -1;
+  bool paragraph = false;  ///< a paragraph's prose (not a heading's or a table cell's)
   /// File position of byte `offset` of `text`.
   Pos locate(std::size_t offset) const;
 };

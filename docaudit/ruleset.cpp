@@ -590,6 +590,10 @@ RuleSet from_yaml(const YAML::Node& merged, const std::string& label, const YAML
   rs.time_units = r.list("hygiene.time_units");
   rs.hardware_names = r.list("hygiene.hardware_names");
   rs.hardware_lines = r.list("hygiene.hardware_lines");
+  rs.provenance_scope_quantifiers = r.list("hygiene.provenance_scope_quantifiers");
+  rs.provenance_contrast_terms = r.list("hygiene.provenance_contrast_terms");
+  rs.provenance_scope_nouns = r.list("hygiene.provenance_scope_nouns");
+  rs.provenance_scope_places = r.list("hygiene.provenance_scope_places");
   rs.non_claims_roles = r.list("hygiene.non_claims_roles");
   rs.non_claims_headings = r.list("hygiene.non_claims_headings");
   rs.accept_bold_label = r.boolean("hygiene.accept_bold_label");

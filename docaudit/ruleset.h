@@ -112,6 +112,13 @@ struct RuleSet {
   std::vector<std::string> hardware_names;
   /// Product lines that name hardware alone (`EPYC`, `Xeon`).
   std::vector<std::string> hardware_lines;
+  /// A sentence of a section's (or the document's) intro states provenance
+  /// for every table after it in that section when a quantifier ("every",
+  /// "all") and a noun of numbers ("numbers", "timings") come before a place
+  /// ("here", "below", "in this section").
+  /// A clause holding one names no provenance ("unlike the A100 numbers").
+  std::vector<std::string> provenance_contrast_terms;
+  std::vector<std::string> provenance_scope_quantifiers, provenance_scope_nouns, provenance_scope_places;
   std::string disclaimer_marker, status_key;
   std::vector<std::string> overclaim_allowed_statuses;
   std::vector<std::string> overclaim_qualifiers_before, overclaim_qualifiers_after;

@@ -174,8 +174,75 @@ bool timing_column(const Table& t, std::size_t c, const RuleSet& r) {
 /// on named hardware", the spec says; "Measured." alone is none), in its
 /// caption (the paragraph after it), the paragraph right before it, any
 /// heading it sits under, or its header cells (the spec: "caption, heading or
-/// the paragraph before it"); an intro further up does not cover every table
+/// the paragraph before it"), or a sentence scoping it to every table of
+/// its section or the document ("Every number here is measured on gfx1151")
+/// in a paragraph before it in its section or a section it sits under
+/// (covered_by_intro); any other intro further up does not cover every table
 /// below it.
+/// A clause (split at `.`, `,`, `;`, `:`, brackets and line breaks) of the
+/// text names a method or hardware, and no contrast term
+/// (hygiene.provenance_contrast_terms: "unlike", "instead of", "we once
+/// had") in that clause says the numbers are not from it ("Unlike the A100
+/// numbers we once had, these timings are from our lab machine").
+bool states_provenance(const std::string& text, const RuleSet& r) {
+  std::size_t start = 0;
+  for (std::size_t i = 0; i <= text.size(); ++i) {
+    if (i < text.size() && std::string_view(".,;:()[]\n").find(text[i]) == std::string_view::npos) continue;
+    const std::string clause = text.substr(start, i - start);
+    start = i + 1;
+    if (any_term(clause, r.provenance_contrast_terms)) continue;
+    if (any_term(clause, r.provenance_terms) || names_hardware(clause, r.hardware_names, r.hardware_lines)) return true;
+  }
+  return false;
+}
+
+/// The sentences of `text`: split after '.', '!' or '?' followed by a space
+/// (`2.9 GHz` stays whole).
+std::vector<std::string> sentences_of(const std::string& text) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  for (std::size_t i = 0; i < text.size(); ++i)
+    if ((text[i] == '.' || text[i] == '!' || text[i] == '?') && (i + 1 == text.size() || text[i + 1] == ' ' || text[i + 1] == '\n')) {
+      out.push_back(text.substr(start, i + 1 - start));
+      start = i + 1;
+    }
+  if (start < text.size()) out.push_back(text.substr(start));
+  return out;
+}
+
+/// A sentence that states provenance for every table after it in its scope:
+/// a quantifier (hygiene.provenance_scope_quantifiers), a noun of numbers
+/// (hygiene.provenance_scope_nouns) within 40 bytes after it, a place
+/// (hygiene.provenance_scope_places) after the quantifier, and the provenance itself ("Every
+/// number here is measured on gfx1151", "All timings below are modelled").
+bool scope_statement(const std::string& sentence, const RuleSet& r) {
+  for (const auto& q : r.provenance_scope_quantifiers) {
+    const std::size_t at = find_term(sentence, q);
+    if (at == std::string::npos) continue;
+    const std::string rest = sentence.substr(at + q.size());
+    bool noun = false;  // "All timings", "every GEMM number": not "Each table below is reported"
+    for (const auto& n : r.provenance_scope_nouns) {
+      const std::size_t k = find_term(rest, n);
+      noun = noun || (k != std::string::npos && k <= 40);
+    }
+    if (noun && any_term(rest, r.provenance_scope_places)) return states_provenance(sentence, r);
+  }
+  return false;
+}
+
+/// A paragraph before table `t`, in its section or one it sits under (or
+/// before the first heading: the document's intro), holds a scope statement.
+bool covered_by_intro(const Outline& o, const Table& t, const RuleSet& r) {
+  for (const auto& p : o.prose) {
+    if (p.anchors.empty()) continue;
+    if (p.anchors.front().pos.line >= t.pos.line) break;
+    if (!p.paragraph || (p.section >= 0 && !o.within(t.section, p.section))) continue;
+    for (const auto& s : sentences_of(p.text))
+      if (scope_statement(s, r)) return true;
+  }
+  return false;
+}
+
 void check_measurement_tables(const Document& doc, const Context& ctx, Sink& sink) {
   const RuleSet& r = ctx.rules;
   const Outline& o = doc.outline;
@@ -203,7 +270,7 @@ void check_measurement_tables(const Document& doc, const Context& ctx, Sink& sin
     for (int h = 0; h <= t.section && h < static_cast<int>(o.headings.size()); ++h)
       if (o.within(t.section, h)) context += "\n" + o.headings[h].text;
     for (const auto& h : t.header) context += "\n" + h.text;
-    if (any_term(context, r.provenance_terms) || names_hardware(context, r.hardware_names, r.hardware_lines)) continue;
+    if (states_provenance(context, r) || covered_by_intro(o, t, r)) continue;
     sink.report("claim.measurement-provenance", t.pos,
                 "table of " + term + " figures does not say where its numbers come from (modelled, simulated, "
                 "analytical, or measured on named hardware) in its caption, heading or the paragraph before it");
