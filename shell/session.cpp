@@ -2,6 +2,7 @@
 #include "shell/session.h"
 
 #include "support/diag/render.h"
+#include "support/nearest_key.h"
 
 #include <algorithm>
 #include <sstream>
@@ -75,21 +76,6 @@ std::pair<std::string, std::string_view> head(std::string_view line) {
   size_t e = line.find_first_of(" \t\r\n", b);
   if (e == std::string_view::npos) return {std::string(line.substr(b)), {}};
   return {std::string(line.substr(b, e - b)), line.substr(e)};
-}
-
-size_t edit_distance(const std::string& a, const std::string& b) {
-  std::vector<size_t> d(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) d[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    size_t prev = d[0];
-    d[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      size_t t = d[j];
-      d[j] = std::min({d[j] + 1, d[j - 1] + 1, prev + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      prev = t;
-    }
-  }
-  return d[b.size()];
 }
 }  // namespace
 
@@ -174,10 +160,9 @@ Reply Session::run_command(std::string_view line) {
   } catch (const std::exception& e) {
     return error_reply(cmd, std::string("internal error: ") + e.what(), "", "input.internal");
   }
-  std::string best;
-  size_t best_d = 3;
-  for (const auto& c : commands())
-    if (size_t d = edit_distance(cmd, c.name); d < best_d) best_d = d, best = c.name;
+  std::vector<std::string> names;
+  for (const auto& c : commands()) names.push_back(c.name);
+  const std::string best = support::nearest_key(cmd, names);
   return error_reply(cmd, "unknown command '" + cmd + "'" + (best.empty() ? "" : "; did you mean '" + best + "'?"),
                      "type 'help' for the list of commands");
 }
