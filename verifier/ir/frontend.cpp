@@ -510,7 +510,9 @@ LoadResult parse_mlir(const std::string& text, const std::string& filename) {
     }
     for (const auto& r : refused) {
       if (!r.linalg_on_buffers) continue;
-      res.diags.push_back(diag::make(diag::Severity::Remark, Loc{r.file.empty() ? filename : r.file, r.line, r.col}, "input.buffer_form",
+      Loc at = to_loc(r.loc);
+      if (at.file.empty()) at.file = filename;
+      res.diags.push_back(diag::make(diag::Severity::Remark, at, "input.buffer_form",
                                      "@" + r.func + " is read in its buffer form, not as the tensor program it computes: " +
                                          r.op + ": " + r.reason));
     }

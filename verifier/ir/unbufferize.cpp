@@ -401,19 +401,7 @@ bool works_on_buffers(mlir::func::FuncOp f) {
 }
 
 UnbufferizeRefusal refusal_of(mlir::func::FuncOp f, mlir::Operation* op, const std::string& why) {
-  UnbufferizeRefusal r;
-  r.func = f.getSymName().str();
-  r.op = op_name(op);
-  r.reason = why;
-  if (auto l = mlir::dyn_cast<mlir::FileLineColLoc>(op->getLoc())) {
-    r.file = l.getFilename().str();
-    r.line = l.getLine();
-    r.col = l.getColumn();
-  } else if (auto fl = op->getLoc()->findInstanceOf<mlir::FileLineColLoc>()) {
-    r.file = fl.getFilename().str();
-    r.line = fl.getLine();
-    r.col = fl.getColumn();
-  }
+  UnbufferizeRefusal r{f.getSymName().str(), op_name(op), why, op->getLoc()};
   f.walk([&](mlir::linalg::LinalgOp l) {
     if (l.hasPureBufferSemantics()) r.linalg_on_buffers = true;
   });

@@ -38,6 +38,8 @@
 // The reasons are kept (unbufferize_refusals) and name the op.
 #pragma once
 
+#include <mlir/IR/Location.h>
+
 #include <string>
 #include <vector>
 
@@ -54,8 +56,7 @@ struct UnbufferizeRefusal {
   std::string func;
   std::string op;
   std::string reason;
-  std::string file;
-  unsigned line = 0, col = 0;
+  mlir::Location loc;  ///< the op's location (the front end's to_loc reads it)
   bool linalg_on_buffers = false;  ///< the function holds a linalg op on buffers
 };
 
