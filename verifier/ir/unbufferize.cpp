@@ -174,6 +174,9 @@ class Functionalizer {
     return true;
   }
 
+  // The buffer ops below are read through getOperand, never through their
+  // typed accessors (getSource() and the like cast to a memref type): a
+  // function argument they read has been retyped to a tensor already.
   bool one(mlir::Operation* op) {
     b_.setInsertionPoint(op);
     if (mlir::isa<mlir::memref::AllocOp, mlir::memref::AllocaOp>(op)) {
@@ -186,14 +189,14 @@ class Functionalizer {
       return true;
     }
     if (auto c = mlir::dyn_cast<mlir::memref::CastOp>(op)) {
-      const View* src = view_of(c.getSource());
+      const View* src = view_of(op->getOperand(0));
       if (!src) return refuse(op, "casts a buffer that is no view of an argument or a fresh buffer");
       views_[c.getResult()] = *src;  // the same elements
       dead_.push_back(op);
       return true;
     }
     if (auto s = mlir::dyn_cast<mlir::memref::SubViewOp>(op)) {
-      const View* src = view_of(s.getSource());
+      const View* src = view_of(op->getOperand(0));
       if (!src) return refuse(op, "a view of a buffer that is no view of an argument or a fresh buffer");
       if (src->slice) return refuse(op, "a subview of a subview");
       auto t = tensor_of(s.getType());
@@ -205,9 +208,9 @@ class Functionalizer {
       dead_.push_back(op);
       return true;
     }
-    if (auto c = mlir::dyn_cast<mlir::memref::CopyOp>(op)) {
-      const View* src = view_of(c.getSource());
-      const View* dst = view_of(c.getTarget());
+    if (mlir::isa<mlir::memref::CopyOp>(op)) {
+      const View* src = view_of(op->getOperand(0));
+      const View* dst = view_of(op->getOperand(1));
       if (!src || !dst) return refuse(op, "copies between buffers that are no views of an argument or a fresh buffer");
       View d = *dst;
       mlir::Value v = read(*src, op, true);
@@ -216,8 +219,8 @@ class Functionalizer {
       dead_.push_back(op);
       return true;
     }
-    if (auto d = mlir::dyn_cast<mlir::memref::DeallocOp>(op)) {
-      if (!view_of(d.getMemref())) return refuse(op, "frees a buffer that is no view of an argument or a fresh buffer");
+    if (mlir::isa<mlir::memref::DeallocOp>(op)) {
+      if (!view_of(op->getOperand(0))) return refuse(op, "frees a buffer that is no view of an argument or a fresh buffer");
       dead_.push_back(op);
       return true;
     }
@@ -288,8 +291,7 @@ class Functionalizer {
         continue;
       }
       mlir::Operation* d = v.getDefiningOp();
-      if (auto c = mlir::dyn_cast_or_null<mlir::memref::CastOp>(d)) v = c.getSource();
-      else if (auto s = mlir::dyn_cast_or_null<mlir::memref::SubViewOp>(d)) v = s.getSource();
+      if (mlir::isa_and_nonnull<mlir::memref::CastOp, mlir::memref::SubViewOp>(d)) v = d->getOperand(0);
       else return -1;
     }
     return -1;
@@ -313,8 +315,8 @@ class Functionalizer {
       if (auto l = mlir::dyn_cast<mlir::linalg::LinalgOp>(inner)) {
         for (mlir::OpOperand& o : l.getDpsInitsMutable())
           if (int r = root_of(o.get()); r >= 0) carried.insert(r);
-      } else if (auto c = mlir::dyn_cast<mlir::memref::CopyOp>(inner)) {
-        if (int r = root_of(c.getTarget()); r >= 0) carried.insert(r);
+      } else if (mlir::isa<mlir::memref::CopyOp>(inner)) {
+        if (int r = root_of(inner->getOperand(1)); r >= 0) carried.insert(r);
       }
     });
     llvm::SmallVector<mlir::Value> inits;
