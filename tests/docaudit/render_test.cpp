@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "docaudit/render.h"
+#include "tests/docaudit/default_rules.h"
 
 using namespace fusecert::docaudit;
 using json = nlohmann::json;
@@ -30,10 +31,6 @@ std::filesystem::path sample_root() {
     return p;
   }();
   return root;
-}
-const RuleSet& rules() {
-  static RuleSet rs = load_rule_set(DOCAUDIT_RULES_FILE);
-  return rs;
 }
 }  // namespace
 
@@ -67,14 +64,14 @@ TEST(Render, PathsThatAreNotUtf8AreEmittedNotFatal) {
   ASSERT_NO_THROW(out = render_json(r, "0.1.0"));
   json j = json::parse(out);
   EXPECT_EQ(j["findings"][0]["path"], "u/x\xef\xbf\xbd.md");  // U+FFFD
-  ASSERT_NO_THROW(out = render_sarif(r, rules(), "0.1.0", sample_root()));
+  ASSERT_NO_THROW(out = render_sarif(r, fusecert::docaudit::test::default_rules(), "0.1.0", sample_root()));
   json s = json::parse(out);
   // SARIF: the byte is percent-encoded in the URI (a valid URI, the same file).
   EXPECT_EQ(s["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"], "u/x%FF.md");
 }
 
 TEST(Render, SarifHasTheRequiredFieldsOf210) {
-  json s = json::parse(render_sarif(sample(), rules(), "0.1.0", sample_root()));
+  json s = json::parse(render_sarif(sample(), fusecert::docaudit::test::default_rules(), "0.1.0", sample_root()));
   // sarifLog: required [version, runs]; version const "2.1.0".
   ASSERT_TRUE(s.contains("version"));
   EXPECT_EQ(s["version"], "2.1.0");

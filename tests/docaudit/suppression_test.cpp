@@ -2,14 +2,11 @@
 
 #include "docaudit/outline.h"
 #include "docaudit/suppression.h"
+#include "tests/docaudit/default_rules.h"
 
 using namespace fusecert::docaudit;
 
 namespace {
-const RuleSet& rules() {
-  static RuleSet rs = load_rule_set(DOCAUDIT_RULES_FILE);
-  return rs;
-}
 fusecert::diag::Diagnostic finding(int line, const std::string& rule) {
   return fusecert::docaudit::finding("d.md", line, 1, Severity::Warning, rule, "m");
 }
@@ -18,12 +15,12 @@ fusecert::diag::Diagnostic finding(int line, const std::string& rule) {
 TEST(Suppression, NextLineWithReasonSuppressesOnlyThatLineAndRule) {
   Outline o = parse_outline("<!-- docaudit-disable-next-line claim.overclaim: quoting -->\nline two\n\nline four\n", 1);
   std::vector<fusecert::diag::Diagnostic> problems;
-  auto sups = read_suppressions(o.comments, rules(), "d.md", problems);
+  auto sups = read_suppressions(o.comments, fusecert::docaudit::test::default_rules(), "d.md", problems);
   EXPECT_TRUE(problems.empty());
   ASSERT_EQ(sups.size(), 1u);
   EXPECT_EQ(sups[0].target_line, 2);
   std::vector<fusecert::diag::Diagnostic> f = {finding(2, "claim.overclaim"), finding(4, "claim.overclaim"), finding(2, "anchor.broken-link")};
-  apply_suppressions(sups, f, rules(), "d.md");
+  apply_suppressions(sups, f, fusecert::docaudit::test::default_rules(), "d.md");
   ASSERT_EQ(f.size(), 2u);
   EXPECT_EQ(f[0].loc.line, 4u);
   EXPECT_EQ(f[1].rule, "anchor.broken-link");
@@ -32,10 +29,10 @@ TEST(Suppression, NextLineWithReasonSuppressesOnlyThatLineAndRule) {
 TEST(Suppression, FileScopeAndSeveralIds) {
   Outline o = parse_outline("text\n\n<!-- docaudit-disable-file anchor.broken-path, anchor.broken-link: partial tree -->\n", 1);
   std::vector<fusecert::diag::Diagnostic> problems;
-  auto sups = read_suppressions(o.comments, rules(), "d.md", problems);
+  auto sups = read_suppressions(o.comments, fusecert::docaudit::test::default_rules(), "d.md", problems);
   ASSERT_EQ(sups.size(), 1u);
   std::vector<fusecert::diag::Diagnostic> f = {finding(1, "anchor.broken-path"), finding(9, "anchor.broken-link")};
-  apply_suppressions(sups, f, rules(), "d.md");
+  apply_suppressions(sups, f, fusecert::docaudit::test::default_rules(), "d.md");
   EXPECT_TRUE(f.empty());
 }
 
@@ -47,14 +44,14 @@ TEST(Suppression, MissingReasonUnknownRuleAndUnused) {
       "<!-- docaudit-disable-next-line anchor.broken-link: why -->\nw\n",
       1);
   std::vector<fusecert::diag::Diagnostic> problems;
-  auto sups = read_suppressions(o.comments, rules(), "d.md", problems);
+  auto sups = read_suppressions(o.comments, fusecert::docaudit::test::default_rules(), "d.md", problems);
   ASSERT_EQ(problems.size(), 3u);
   EXPECT_EQ(problems[0].rule, "suppress.missing-reason");
   EXPECT_EQ(problems[1].rule, "suppress.unknown-rule");
   EXPECT_EQ(problems[2].rule, "suppress.missing-reason");
   ASSERT_EQ(sups.size(), 1u);
   std::vector<fusecert::diag::Diagnostic> f = {finding(2, "claim.overclaim")};
-  apply_suppressions(sups, f, rules(), "d.md");
+  apply_suppressions(sups, f, fusecert::docaudit::test::default_rules(), "d.md");
   ASSERT_EQ(f.size(), 2u);  // not suppressed (no valid directive for it) + the unused one
   EXPECT_EQ(f[1].rule, "suppress.unused");
 }
@@ -62,7 +59,7 @@ TEST(Suppression, MissingReasonUnknownRuleAndUnused) {
 TEST(Suppression, DirectivesInCodeAreIgnored) {
   Outline o = parse_outline("```\n<!-- docaudit-disable-file claim.overclaim: no -->\n```\n", 1);
   std::vector<fusecert::diag::Diagnostic> problems;
-  EXPECT_TRUE(read_suppressions(o.comments, rules(), "d.md", problems).empty());
+  EXPECT_TRUE(read_suppressions(o.comments, fusecert::docaudit::test::default_rules(), "d.md", problems).empty());
 }
 
 TEST(Suppression, MisspeltDirectivesAreFindings) {
@@ -78,7 +75,7 @@ TEST(Suppression, MisspeltDirectivesAreFindings) {
       "<!-- docaudit-disable-next-line claim.overclaim: why -->\nx\n",
       1);
   std::vector<fusecert::diag::Diagnostic> problems;
-  auto sups = read_suppressions(o.comments, rules(), "d.md", problems);
+  auto sups = read_suppressions(o.comments, fusecert::docaudit::test::default_rules(), "d.md", problems);
   ASSERT_EQ(sups.size(), 1u);
   EXPECT_EQ(sups[0].target_line, 23);
   ASSERT_EQ(problems.size(), 6u);

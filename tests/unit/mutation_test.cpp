@@ -8,11 +8,7 @@ using namespace fusecert;
 using verifier::Verdict;
 
 namespace {
-const verifier::Obligation& ob(const verifier::PropositionResult& r, const std::string& id) {
-  for (const auto& o : r.obligations)
-    if (o.id == id) return o;
-  throw std::runtime_error("no obligation " + id);
-}
+using fusecert::test::ob;
 verifier::PropositionResult p1_with(const std::string& mutation) {
   verifier::ProveOptions opt;
   opt.witnesses = false;

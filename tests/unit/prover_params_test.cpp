@@ -13,11 +13,7 @@ verifier::ProveOptions with(std::initializer_list<std::pair<const char*, const c
   for (auto [k, v] : kv) opt.overrides[k] = verifier::parse_param_assignment(std::string(k) + "=" + v).second;
   return opt;
 }
-const verifier::Obligation& ob(const verifier::PropositionResult& r, const std::string& id) {
-  for (const auto& o : r.obligations)
-    if (o.id == id) return o;
-  throw std::runtime_error("no obligation " + id);
-}
+using fusecert::test::ob;
 }  // namespace
 
 TEST(Params, Beta1ZeroMakesFirstMomentRecoverableNotSecond) {

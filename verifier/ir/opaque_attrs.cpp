@@ -33,11 +33,11 @@ struct Cursor {
   std::string rest() const { return i < s.size() ? "'" + s.substr(i, 20) + "'" : "the end"; }
 };
 
-std::string shown(const Attr& a) { return a.kind == Attr::Kind::Opaque ? "#" + a.dialect + "<" + a.data + ">" : a.text; }
+std::string shown_opaque(const Attr& a) { return a.kind == Attr::Kind::Opaque ? "#" + a.dialect + "<" + a.data + ">" : a.text; }
 
 bool opaque_of(const Attr& a, std::string& why) {
   if (a.kind != Attr::Kind::Opaque || a.dialect != "stablehlo") {
-    why = shown(a) + " is not a #stablehlo attribute";
+    why = shown_opaque(a) + " is not a #stablehlo attribute";
     return false;
   }
   return true;
@@ -102,7 +102,7 @@ std::optional<std::string> parse_enum_attr(const Attr& a, const std::string& key
   const std::string k = c.word();
   const std::string v = c.word();
   if (k != keyword || v.empty() || !c.at_end()) {
-    why = "expected #stablehlo<" + keyword + " VALUE>, found " + shown(a);
+    why = "expected #stablehlo<" + keyword + " VALUE>, found " + shown_opaque(a);
     return std::nullopt;
   }
   if (std::find(allowed.begin(), allowed.end(), v) == allowed.end()) {
