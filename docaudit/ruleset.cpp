@@ -574,6 +574,7 @@ RuleSet from_yaml(const YAML::Node& merged, const std::string& label, const YAML
   rs.path_weak_markers = r.list("anchoring.path_weak_markers");
   rs.path_plan_predicates = r.list("anchoring.path_plan_predicates");
   rs.path_gone_predicates = r.list("anchoring.path_gone_predicates");
+  rs.path_presence_phrases = r.list("anchoring.path_presence_phrases");
   rs.unchecked_path_docs = r.list("anchoring.unchecked_path_docs");
   rs.deliverable_headers = r.list("anchoring.deliverable_headers");
   rs.other_repositories = r.list("anchoring.other_repositories");

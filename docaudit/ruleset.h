@@ -96,6 +96,9 @@ struct RuleSet {
   /// yet ("is scheduled to land", "will land") or no longer is ("was
   /// deleted", "no longer exists").
   std::vector<std::string> path_plan_predicates, path_gone_predicates;
+  /// Phrases that say a path is there now ("existing", "keep using", "still
+  /// ships"): governing a path, they override every planned or gone excuse.
+  std::vector<std::string> path_presence_phrases;
   /// Names of other repositories a path may be written under (besides those
   /// a document pins or declares itself).
   std::vector<std::string> other_repositories;
