@@ -558,6 +558,33 @@ CheckResult run_check(const RuleSet& rules, const CheckOptions& opt) {
         res.findings.push_back(finding(repo.display(Repo::normal(kept.source).native()), kept.line, kept.col, rules.severity("lifecycle.retained-missing"),
                                        "lifecycle.retained-missing",
                                        "retained snapshot `" + kept.path + "` no longer exists; remove the entry"));
+  // 6. An `overrides:` entry whose globs match no document of this run nor
+  // of the audit root changes nothing: a misspelt or moved folder, silently
+  // lost unless reported. The tree is the audit root's whatever the PATHs,
+  // so the hook (files) and CI (the tree) agree.
+  if (rules.enabled("config.override-unmatched") && rules.override_count() > 0) {
+    std::set<fs::path> docs(files.begin(), files.end());
+    if (tree_exists)
+      for (const auto& f : collect_documents({repo.audit_root()}, rules, repo, &ignored)) docs.insert(f);
+    std::vector<std::string> rels;
+    for (const auto& f : docs)
+      if (repo.inside(f.native())) rels.push_back(repo.display(f.native()));
+    for (const auto& site : rules.override_sites()) {
+      auto matches = [&](const std::string& g) {
+        return std::any_of(rels.begin(), rels.end(), [&](const std::string& rel) { return glob_match(g, rel); });
+      };
+      if (std::any_of(site.globs.begin(), site.globs.end(), [&](const OverrideSite::Glob& g) { return matches(g.glob); }))
+        continue;
+      const std::string file = repo.display(Repo::normal(site.file).native());
+      diag::Diagnostic f = finding(file, site.line, site.col, rules.severity("config.override-unmatched"),
+                                   "config.override-unmatched",
+                                   "`" + site.shown + "` matches no document of this run or of the audit root `" +
+                                       repo.display(repo.audit_root().native()) + "`, so it changes nothing");
+      for (const auto& g : site.globs)
+        f.note({file, static_cast<unsigned>(g.line), static_cast<unsigned>(g.col)}, "`" + g.glob + "` matches no document");
+      res.findings.push_back(std::move(f));
+    }
+  }
   sort_findings(res.findings);
   return res;
 }

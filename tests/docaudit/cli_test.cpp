@@ -319,7 +319,11 @@ TEST(Cli, DocsExampleBackendConfigAcceptsTheHistoricalDesignState) {
       << "---\nlast_updated: 2026-08-20\naudit_role: historical_design\nowner: backend\n"
          "plan_state: superseded_for_active_execution_work\n---\n\n# A superseded design\n\nKept for the record.\n";
   CliRun r = docs("--repo-root " + dir.string() + " --today 2026-09-01");
-  EXPECT_EQ(r.rc, 0) << r.out;
+  // The tree has no compiler/ folder: the example's compiler entry matches
+  // nothing, a warning (config.override-unmatched), and that is all.
+  EXPECT_EQ(r.rc, 1) << r.out;
+  EXPECT_NE(r.out.find("warning: `docs.overrides[0]` matches no document"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(" 0 error(s), 1 warning(s)"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("frontmatter.allowed-value"), std::string::npos) << r.out;
   fs::remove_all(dir);
 }
