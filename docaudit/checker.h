@@ -5,6 +5,7 @@
 #pragma once
 #include <chrono>
 #include <filesystem>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -51,6 +52,7 @@ struct CheckOptions {
 struct CheckResult {
   std::vector<diag::Diagnostic> findings;                 ///< sorted
   std::size_t files = 0;                         ///< documents checked
+  std::size_t skipped = 0;  ///< files of the PATHs not checked: excluded, or generated (by path or marker)
   std::uintmax_t bytes = 0;                      ///< their total size
   std::size_t errors() const;
   std::size_t warnings() const;
@@ -70,11 +72,13 @@ class Repo;
 /// matched from the current folder (a glob matching nothing is a
 /// UsageError). From all three, the excluded files of the audit root
 /// (generated/**, **/archive/**, the generated dashboards) and the files in
-/// `ignored` (git's ignore rules; folders and globs only) are dropped.
+/// `ignored` (git's ignore rules; folders and globs only) are dropped; the
+/// excluded and generated ones are also added to `skipped` when given.
 /// Sorted, unique.
 std::vector<std::filesystem::path> collect_documents(const std::vector<std::filesystem::path>& paths,
                                                      const RuleSet& rules, const Repo& repo,
-                                                     const std::vector<std::string>* ignored = nullptr);
+                                                     const std::vector<std::string>* ignored = nullptr,
+                                                     std::set<std::filesystem::path>* skipped = nullptr);
 
 /// The paths git ignores below `root` (`git ls-files --others --ignored
 /// --exclude-standard --directory`, repository-relative; a folder ends in

@@ -14,7 +14,9 @@ std::string render_text(const CheckResult& res, const diag::TextRenderer& engine
   // The counts, a remark in the one form (docs/diagnostics.md "Summary lines").
   out += diag::TextRenderer({}, "fusecert docs")
              .render(diag::remark({}, "summary",
-                                  std::to_string(res.files) + " file(s), " + std::to_string(res.errors()) +
+                                  std::to_string(res.files) + " file(s), " +
+                                      (res.skipped ? std::to_string(res.skipped) + " skipped (generated or excluded), " : "") +
+                                      std::to_string(res.errors()) +
                                       " error(s), " + std::to_string(res.warnings()) + " warning(s)"));
   return out;
 }
@@ -25,6 +27,7 @@ std::string render_json(const CheckResult& res, const std::string& version) {
   j["tool"] = "fusecert docs";
   j["version"] = version;
   j["files"] = res.files;
+  j["skipped"] = res.skipped;
   j["bytes"] = res.bytes;
   j["errors"] = res.errors();
   j["warnings"] = res.warnings();

@@ -290,6 +290,7 @@ const std::vector<std::string>& builtin_rule_ids() {
       "routing.no-index", "routing.unrouted", "routing.plan-question-table", "routing.plan-catalog",
       "routing.scoped-plan-links",
       "lifecycle.closed-plan", "lifecycle.stale-snapshot", "lifecycle.retained-missing",
+      "config.override-unmatched",
       "anchor.dashboard-link", "anchor.generated-missing", "anchor.broken-link", "anchor.broken-anchor",
       "anchor.broken-path", "anchor.outside-root",
       "claim.overclaim", "claim.measurement-provenance", "claim.non-claims-section",
@@ -330,6 +331,7 @@ struct Overrides {
     YAML::Node body;                 ///< the entry without `files`, a `docs:`-level mapping
     std::string file;                ///< the configuration file it came from
     std::string shown;               ///< `docs.overrides[N]`, as messages name it
+    OverrideSite site;               ///< where it and its globs are written
   };
   std::vector<Entry> entries;
   std::mutex mutex;
@@ -352,15 +354,24 @@ void read_overrides(const YAML::Node& list, const std::string& file, std::vector
     detail::Overrides::Entry entry;
     entry.file = file;
     entry.shown = shown;
+    auto at = [](const YAML::Node& n) { return std::pair<int, int>(n.Mark().line + 1, n.Mark().column + 1); };
+    std::tie(entry.site.line, entry.site.col) = at(e);
+    entry.site.file = file;
+    entry.site.shown = shown;
     YAML::Node files = e["files"];
     if (!files) throw ConfigError(where(file, e) + ": an `overrides` entry needs `files` (globs of the documents it applies to)");
+    auto add_glob = [&](const YAML::Node& g) {
+      entry.files.push_back(g.Scalar());
+      const auto [line, col] = at(g);
+      entry.site.globs.push_back({g.Scalar(), line, col});
+    };
     if (files.IsScalar()) {
-      entry.files.push_back(files.Scalar());
+      add_glob(files);
     } else if (files.IsSequence()) {
       for (const auto& g : files) {
         if (!g.IsScalar() || g.Scalar().empty())
           throw ConfigError(where(file, g) + ": every entry of `" + shown + ".files` must be a non-empty glob");
-        entry.files.push_back(g.Scalar());
+        add_glob(g);
       }
     } else {
       throw ConfigError(where(file, files) + ": `" + shown + ".files` must be a glob or a list of globs");
@@ -508,6 +519,13 @@ std::string RuleSet::effective_config(const std::string& rel) const {
 
 std::size_t RuleSet::override_count() const { return overrides ? overrides->entries.size() : 0; }
 
+std::vector<OverrideSite> RuleSet::override_sites() const {
+  std::vector<OverrideSite> out;
+  if (overrides)
+    for (const auto& e : overrides->entries) out.push_back(e.site);
+  return out;
+}
+
 namespace {
 
 RuleSet from_yaml(const YAML::Node& merged, const std::string& label, const YAML::Node& retained_node,
@@ -574,6 +592,7 @@ RuleSet from_yaml(const YAML::Node& merged, const std::string& label, const YAML
   rs.path_weak_markers = r.list("anchoring.path_weak_markers");
   rs.path_plan_predicates = r.list("anchoring.path_plan_predicates");
   rs.path_gone_predicates = r.list("anchoring.path_gone_predicates");
+  rs.path_presence_phrases = r.list("anchoring.path_presence_phrases");
   rs.unchecked_path_docs = r.list("anchoring.unchecked_path_docs");
   rs.deliverable_headers = r.list("anchoring.deliverable_headers");
   rs.other_repositories = r.list("anchoring.other_repositories");

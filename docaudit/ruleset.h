@@ -57,6 +57,19 @@ struct WordingRule {
   AssertedVerdict verdict = AssertedVerdict::Holds;
 };
 
+/// An `overrides:` entry as written: where it and each of its globs stand
+/// in the configuration file (1-based), for the findings about it.
+struct OverrideSite {
+  struct Glob {
+    std::string glob;
+    int line = 0, col = 0;
+  };
+  std::string file;   ///< the configuration file
+  std::string shown;  ///< `docs.overrides[N]`
+  int line = 0, col = 0;
+  std::vector<Glob> globs;
+};
+
 struct RuleSet;
 namespace detail {
 struct Overrides;
@@ -96,6 +109,9 @@ struct RuleSet {
   /// yet ("is scheduled to land", "will land") or no longer is ("was
   /// deleted", "no longer exists").
   std::vector<std::string> path_plan_predicates, path_gone_predicates;
+  /// Phrases that say a path is there now ("existing", "keep using", "still
+  /// ships"): governing a path, they override every planned or gone excuse.
+  std::vector<std::string> path_presence_phrases;
   /// Names of other repositories a path may be written under (besides those
   /// a document pins or declares itself).
   std::vector<std::string> other_repositories;
@@ -158,6 +174,8 @@ struct RuleSet {
   std::string effective_config(const std::string& rel = {}) const;
   /// Number of `overrides:` entries.
   std::size_t override_count() const;
+  /// The `overrides:` entries, in order, where they are written.
+  std::vector<OverrideSite> override_sites() const;
 
   /// Severity of `rule`; throws std::logic_error for an id not in the catalog
   /// (every id the engine emits is required in the catalog at load time).

@@ -254,6 +254,60 @@ bool lead_out_states_gone(const std::string& out, const RuleSet& r) {
   return clause_says(out, r.path_gone_predicates, 3, true);
 }
 
+/// The tokens of a lead-in as they bear on the path after it: a list of code
+/// spans right before the path ("New files: `a`, `b` and `c`") is dropped, so
+/// the path shares the list's lead-in, and so is an opening bracket.
+std::vector<Token> lead_in_tokens(const std::string& lead) {
+  std::vector<Token> t = tokens_of(lead);
+  auto is_word = [&](std::size_t i, std::string_view w) { return t[i].kind == Token::word && t[i].text == w; };
+  for (;;) {
+    std::size_t n = t.size(), seps = 0;
+    while (n > 0 && ((t[n - 1].kind == Token::mark && (t[n - 1].text == "," || t[n - 1].text == "/" ||
+                                                       t[n - 1].text == "&" || t[n - 1].text == "+")) ||
+                     is_word(n - 1, "and") || is_word(n - 1, "or"))) {
+      --n;
+      ++seps;
+    }
+    if (seps == 0 || n == 0 || t[n - 1].kind != Token::code) break;
+    t.resize(n - 1);
+  }
+  while (!t.empty() && t.back().kind == Token::mark && (t.back().text == "(" || t.back().text == "[")) t.pop_back();
+  return t;
+}
+
+/// A presence phrase (anchoring.path_presence_phrases: "existing", "keep
+/// using", "still ships", "currently", ...) governs the path in its clause,
+/// so the path is claimed to be there now and no planned or gone word beside
+/// it excuses it (issue #18 acceptance R1-R3):
+///  - before the path, the phrase ends right before it through at most two
+///    joining words: "Add tests to the existing `x`", "The pass will keep
+///    using `x`";
+///  - after it, the path the subject: the phrase stands in the rest of the
+///    clause before any other code span, and not after an article or a
+///    possessive, which makes it say something of another noun: "`x` was
+///    removed from the default build but still ships" ("`x` will replace
+///    the existing loader" says nothing of `x`).
+bool states_presence_now(const std::string& lead, const std::string& out, const RuleSet& r) {
+  const std::vector<std::string>& phrases = r.path_presence_phrases;
+  const std::vector<Token> t = lead_in_tokens(lead);
+  for (std::size_t k = t.size(), joins = 0; k > 0; --k) {
+    for (const auto& m : phrases) {
+      const std::size_t len = tokens_of(m).size();
+      if (len > 0 && len <= k && phrase_at(t, k - len, k, {m})) return true;
+    }
+    if (t[k - 1].kind != Token::word || !joining(t[k - 1].text) || ++joins > 2) break;
+  }
+  static const std::set<std::string> determiners = {"the", "a", "an", "its", "their", "our", "this", "that", "these", "those"};
+  const std::vector<Token> after = tokens_of(out);
+  std::size_t n = 0;
+  while (n < after.size() && after[n].kind != Token::code) ++n;
+  for (std::size_t k = 0; k < n; ++k)
+    if (after[k].kind == Token::word && phrase_at(after, k, n, phrases) &&
+        !(k > 0 && after[k - 1].kind == Token::word && determiners.count(after[k - 1].text)))
+      return true;
+  return false;
+}
+
 /// The path's own sentence says it is planned or gone, in one of the forms
 /// docs/docaudit.md names (the external-path rule, "Planned"): the lead-in's
 /// words are read as phrases that govern the path, never as a bag of words.
@@ -272,21 +326,8 @@ bool lead_out_states_gone(const std::string& out, const RuleSet& r) {
 /// spans right before the path ("New files: `a`, `b`, and `c`") is skipped:
 /// the path shares the list's lead-in.
 bool planned_by_lead_in(const std::string& lead, const std::string& out, const RuleSet& r) {
-  std::vector<Token> t = tokens_of(lead);
+  std::vector<Token> t = lead_in_tokens(lead);
   auto is_word = [&](std::size_t i, std::string_view w) { return t[i].kind == Token::word && t[i].text == w; };
-  // Skip a list of code spans before the path.
-  for (;;) {
-    std::size_t n = t.size(), seps = 0;
-    while (n > 0 && ((t[n - 1].kind == Token::mark && (t[n - 1].text == "," || t[n - 1].text == "/" ||
-                                                       t[n - 1].text == "&" || t[n - 1].text == "+")) ||
-                     is_word(n - 1, "and") || is_word(n - 1, "or"))) {
-      --n;
-      ++seps;
-    }
-    if (seps == 0 || n == 0 || t[n - 1].kind != Token::code) break;
-    t.resize(n - 1);
-  }
-  while (!t.empty() && t.back().kind == Token::mark && (t.back().text == "(" || t.back().text == "[")) t.pop_back();
   if (t.empty()) return false;
   const std::size_t n = t.size();
   // A label ending in ':' right before the path.
@@ -444,20 +485,47 @@ bool checkout_reference(const std::string& text, const std::vector<std::string>&
   return false;
 }
 
+/// The checkouts a document writes paths under: the first segment of each
+/// path-shaped span of at least three segments whose first is neither this
+/// repository's nor a host (`rocshmem/src/sdma/` gives rocshmem). A shorter
+/// span (`emit/x.py`, `dY/dX`) names no checkout.
+std::vector<std::string> checkout_names(const Document& doc, const Repo& repo, const RuleSet& r) {
+  std::vector<std::string> names;
+  for (const auto& c : doc.outline.code_spans) {
+    const std::string p = path_candidate(c.text);
+    if (p.empty() || !foreign_path(p, repo, r)) continue;
+    const std::string first = p.substr(0, p.find('/'));
+    std::size_t segments = 0;
+    for (std::size_t at = 0; at < p.size();) {
+      std::size_t end = p.find('/', at);
+      if (end == std::string::npos) end = p.size();
+      if (end > at) ++segments;
+      at = end + 1;
+    }
+    if (segments >= 3 && !is_host(first)) names.push_back(lower_ascii(first));
+  }
+  std::sort(names.begin(), names.end());
+  names.erase(std::unique(names.begin(), names.end()), names.end());
+  return names;
+}
+
 /// The path at `c` is another repository's: before it in its own block (the
 /// paragraph or list item, or the cells before it in its table row) the
 /// document names another checkout (`(`shared/stinkytofu/`) — `docs/x.md``)
 /// or another repository by name ("StinkyTofu: DAG internals (`src/dag/`)").
-/// Nothing else excuses it: not a pin elsewhere in the document, not a
+/// A cell before it in its row that is, as its whole text, the name of a
+/// checkout the document writes paths under elsewhere (`checkouts`: "|
+/// rocSHMEM | `src/memory/x.cpp` |" beside `rocshmem/src/sdma/`) names it
+/// too. Nothing else excuses it: not a pin elsewhere in the document, not a
 /// heading, not a neighbouring block.
 bool written_under_other_repository(const Document& doc, const CodeSpan& c, const std::vector<std::string>& repos,
-                                    const Repo& repo, const RuleSet& r) {
+                                    const std::vector<std::string>& checkouts, const Repo& repo, const RuleSet& r) {
   for (const auto& o : doc.outline.code_spans) {
     const bool before_in_block = c.prose >= 0 && o.prose == c.prose && o.offset < c.offset;
     const bool before_in_row = o.pos.line == c.pos.line && o.pos.col < c.pos.col;
     if ((before_in_block || before_in_row) && checkout_reference(o.text, repos, repo, r)) return true;
   }
-  if (repos.empty()) return false;
+  if (repos.empty() && checkouts.empty()) return false;
   if (c.prose >= 0 && c.prose < static_cast<long>(doc.outline.prose.size())) {
     const std::string& text = doc.outline.prose[c.prose].text;
     if (any_word(text.substr(0, std::min(c.offset, text.size())), repos)) return true;
@@ -469,7 +537,9 @@ bool written_under_other_repository(const Document& doc, const CodeSpan& c, cons
       for (std::size_t k = 0; k < row.size(); ++k)
         if (row[k].pos.col <= c.pos.col) own = k;
       for (std::size_t k = 0; k < own; ++k)
-        if (any_word(row[k].text, repos)) return true;
+        if (any_word(row[k].text, repos) ||
+            std::binary_search(checkouts.begin(), checkouts.end(), lower_ascii(trim(row[k].text))))
+          return true;
     }
   return false;
 }
@@ -555,11 +625,13 @@ void check_paths(const Document& doc, const Context& ctx, Sink& sink) {
     const CodeSpan* span;
     std::string path;
     bool generated;
+    bool present;  ///< claimed to be there now (states_presence_now)
   };
   std::vector<Missing> missing;
   std::set<std::string> intended_paths;
   // The other repositories this document names (the external-path rule).
   const std::vector<std::string> repos = other_repositories(doc, repo, r);
+  const std::vector<std::string> checkouts = checkout_names(doc, repo, r);
   for (const auto& c : doc.outline.code_spans) {
     if (!checked) break;
     const std::string p = path_candidate(c.text);
@@ -617,14 +689,17 @@ void check_paths(const Document& doc, const Context& ctx, Sink& sink) {
       }
     }
     if (landed || in_context) continue;
-    if (written_under_other_repository(doc, c, repos, repo, r)) continue;
-    const std::string out = lead_out(doc, c);
-    if (planned_by_lead_in(lead_in(doc, c), out, r) || lead_out_states_plan(out, r, false) ||
-        lead_out_states_gone(out, r)) {
+    if (written_under_other_repository(doc, c, repos, checkouts, repo, r)) continue;
+    const std::string lead = lead_in(doc, c), out = lead_out(doc, c);
+    // A presence phrase in its clause claims the path is there now: no
+    // planned or gone excuse, of its own sentence or of another, applies.
+    const bool present = states_presence_now(lead, out, r);
+    if (!present && (planned_by_lead_in(lead, out, r) || lead_out_states_plan(out, r, false) ||
+                     lead_out_states_gone(out, r))) {
       intended_paths.insert(p);
       continue;
     }
-    missing.push_back(Missing{&c, p, generated});
+    missing.push_back(Missing{&c, p, generated, present});
   }
   // A path under a planned one (`src/planned/lower.cc` after "New
   // `src/planned/`") is planned too.
@@ -637,7 +712,7 @@ void check_paths(const Document& doc, const Context& ctx, Sink& sink) {
     return false;
   };
   for (const auto& m : missing) {
-    if (under_intended(m.path) || in_deliverables_table(doc, *m.span, r)) continue;
+    if (!m.present && (under_intended(m.path) || in_deliverables_table(doc, *m.span, r))) continue;
     if (m.generated)
       sink.report("anchor.generated-missing", m.span->pos,
                   "generated dashboard `" + m.path + "` does not exist under `" + repo.display(repo.generated_root().native()) + "`");

@@ -3,7 +3,8 @@
 // two values is an error message (a usage error, exit 2, at the command
 // line), never a silent default. Expected values: issue #16's "Attributes
 // and assumptions" (routing dense|conditional, grad_clip_scope
-// none|layer|global, unrouted dense_zero_grad|skip).
+// none|layer|global, unrouted dense_zero_grad|skip), and buffer_args
+// distinct (the tensor reading of a bufferized function).
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -19,12 +20,22 @@ class Assume : public ::testing::Test {
 };
 
 TEST_F(Assume, EveryListedValueIsAccepted) {
-  for (const char* kv : {"routing=dense", "grad_clip_scope=layer", "unrouted=skip"}) EXPECT_EQ(g::add_assumption(kv), "") << kv;
+  for (const char* kv : {"routing=dense", "grad_clip_scope=layer", "unrouted=skip", "buffer_args=distinct"})
+    EXPECT_EQ(g::add_assumption(kv), "") << kv;
   ASSERT_NE(g::assumed("routing"), nullptr);
   EXPECT_EQ(g::assumed("routing")->text, "dense");
   EXPECT_EQ(g::assumed("grad_clip_scope")->text, "layer");
   EXPECT_EQ(g::assumed("unrouted")->text, "skip");
-  EXPECT_EQ(g::assumptions().size(), 3u);
+  EXPECT_EQ(g::assumed("buffer_args")->text, "distinct");
+  EXPECT_EQ(g::assumptions().size(), 4u);
+}
+
+// buffer_args takes one value, distinct (no two memref arguments share an
+// element); "may alias" is no assumption: it is the default nothing assumes.
+TEST_F(Assume, BufferArgsTakesOnlyDistinct) {
+  const std::string e = g::add_assumption("buffer_args=aliased");
+  EXPECT_NE(e.find("unknown value 'aliased'; one of distinct"), std::string::npos) << e;
+  EXPECT_EQ(g::assumed("buffer_args"), nullptr);
 }
 
 TEST_F(Assume, UnknownKeyIsAnErrorNamingTheKeys) {

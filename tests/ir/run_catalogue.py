@@ -18,7 +18,10 @@ first ("{here}" in PASSES names this script's folder: the transform script
 tile_and_fuse_forall.mlir for tile-and-fuse into scf.forall) and compares each candidate's outcome after the pipeline with its outcome on the original
 (pipeline invariance); `--known-diff FILE` lists the differences that are known (pipeline, file,
 candidate, assume, before, after, reason), under the same discipline as known_wrong. Without
-mlir-opt-19 the run is skipped (exit 77).
+mlir-opt-19 the run is skipped (exit 77). `--pipeline-assume KEY=VALUE` (repeatable) after a
+`--pipeline` adds that assumption to every run on that pipeline's output, besides the row's: a fact
+the pipeline's output needs that the original does not (buffer_args=distinct after
+--one-shot-bufferize, whose functions write their argument buffers in place).
 
 Exit 0 pass, 1 mismatch, 77 skipped.
 """
@@ -166,8 +169,15 @@ def check_expectations(a, rows):
     return worst, table, problems
 
 
-def run_pipeline(a, rows, pipeline, tmp):
-    """Outcomes of the original and of the pipeline's output, per row."""
+def with_assumed(assume, extra):
+    """The row's assume column with the pipeline's assumptions added."""
+    kvs = ([] if assume == "-" else [kv.strip() for kv in assume.split(",")]) + extra
+    return ",".join(kvs) if kvs else "-"
+
+
+def run_pipeline(a, rows, pipeline, extra, tmp):
+    """Outcomes of the original and of the pipeline's output, per row; `extra`: the assumptions
+    (KEY=VALUE) the pipeline's output is checked under besides the row's."""
     out_dir = os.path.join(tmp, re.sub(r"[^\w]+", "_", pipeline).strip("_"))
     os.makedirs(out_dir, exist_ok=True)
     transformed, errors = {}, {}
@@ -179,7 +189,8 @@ def run_pipeline(a, rows, pipeline, tmp):
         if p.returncode != 0:
             errors[f] = p.stderr.strip().split("\n")[0][:200]
         transformed[f] = dst
-    return run_all(a, rows, lambda f: transformed[f]), errors
+    after = run_all(a, [r[:2] + [with_assumed(r[2], extra)] + r[3:] for r in rows], lambda f: transformed[f])
+    return {(f, assume): after[(f, with_assumed(assume, extra))] for (f, assume) in {(r[0], r[2]) for r in rows}}, errors
 
 
 def check_pipelines(a, rows):
@@ -190,8 +201,8 @@ def check_pipelines(a, rows):
     base = run_all(a, rows, lambda f: os.path.join(a.dir, f))
     problems, table, used = [], [], set()
     with tempfile.TemporaryDirectory() as tmp:
-        for pipeline in a.pipeline:
-            after, errors = run_pipeline(a, rows, pipeline, tmp)
+        for pipeline, extra in a.pipeline:
+            after, errors = run_pipeline(a, rows, pipeline, extra, tmp)
             for f, e in sorted(errors.items()):
                 problems.append("%s: mlir-opt-19 %s failed: %s" % (f, pipeline, e))
             for r in rows:
@@ -219,13 +230,27 @@ def check_pipelines(a, rows):
     return table, problems
 
 
+class PipelineAction(argparse.Action):
+    """--pipeline PASSES appends [PASSES, []]; --pipeline-assume KEY=VALUE adds to the last one's."""
+
+    def __call__(self, parser, namespace, value, option_string=None):
+        pipelines = namespace.pipeline
+        if option_string == "--pipeline":
+            pipelines.append([value, []])
+        elif not pipelines:
+            parser.error("--pipeline-assume %s comes before any --pipeline" % value)
+        else:
+            pipelines[-1][1].append(value)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--fusecert", required=True)
     ap.add_argument("--dir", required=True)
     ap.add_argument("--expect", required=True)
     ap.add_argument("--timeout-ms", type=int, default=20000)
-    ap.add_argument("--pipeline", action="append", default=[])
+    ap.add_argument("--pipeline", action=PipelineAction, default=[])
+    ap.add_argument("--pipeline-assume", action=PipelineAction, default=[])
     ap.add_argument("--known-diff")
     ap.add_argument("--mlir-opt", default="mlir-opt-19")
     a = ap.parse_args()

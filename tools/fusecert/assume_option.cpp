@@ -1,9 +1,9 @@
 // --assume KEY=VALUE (certify, check-cert; repeatable) and `ir.assume:` in
 // the repository's .fusecert.yaml: the facts the IR cannot show
-// (verifier/guards/assumptions.h: routing, grad_clip_scope, unrouted). An
-// unknown key or value is a usage error (exit 2) before any module is read,
-// in the file at its line and column; the command line beats the file, and
-// an attribute in the IR stating the fact beats both.
+// (verifier/guards/assumptions.h: routing, grad_clip_scope, unrouted,
+// buffer_args). An unknown key or value is a usage error (exit 2) before
+// any module is read, in the file at its line and column; the command line
+// beats the file, and an attribute in the IR stating the fact beats both.
 #include <filesystem>
 
 #include "support/repo_config.h"
@@ -16,7 +16,8 @@ void add_assume_option(CLI::App* cmd, std::vector<std::string>& kvs) {
   cmd->add_option("--assume", kvs,
                   "a fact the IR cannot show, KEY=VALUE; repeatable: routing=dense|conditional, "
                   "grad_clip_scope=none|layer|global (a clip outside the module), unrouted=dense_zero_grad|skip (the "
-                  "reference semantics of an unrouted step). Also read from `ir.assume:` in the repository's "
+                  "reference semantics of an unrouted step), buffer_args=distinct (no two memref arguments of a bufferized "
+                  "function share an element). Also read from `ir.assume:` in the repository's "
                   ".fusecert.yaml; --assume beats the file, an attribute in the IR stating the fact beats both; "
                   "every assumption used is listed in the report and the certificate")
       ->type_name("KEY=VALUE")

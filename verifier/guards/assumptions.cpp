@@ -17,6 +17,7 @@ const std::map<std::string, std::vector<std::string>>& allowed() {
       {"routing", {"dense", "conditional"}},
       {"grad_clip_scope", {"none", "layer", "global"}},
       {"unrouted", {"dense_zero_grad", "skip"}},
+      {"buffer_args", {"distinct"}},
   };
   return a;
 }

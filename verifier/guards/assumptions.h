@@ -2,8 +2,9 @@
 // (certify and check-cert, repeatable) or `ir.assume:` in the repository's
 // .fusecert.yaml (KEY: VALUE); the command line beats the file.
 // An attribute in the IR stating the same fact takes precedence; a guard
-// reads an assumption only through GuardContext::fact, which records every
-// one it used in the candidate's report (text, JSON, certificate).
+// reads an assumption only through GuardContext::use_assumption (fact for
+// an op's attribute), which records every one it used in the candidate's
+// report (text, JSON, certificate).
 #pragma once
 
 #include <map>
@@ -17,6 +18,8 @@ namespace fusecert::guards {
 ///   routing          dense | conditional
 ///   grad_clip_scope  none | layer | global   (a clip applied outside the module)
 ///   unrouted         dense_zero_grad | skip  (the reference semantics of an unrouted step)
+///   buffer_args      distinct                (no two memref arguments of a function share an
+///                                             element: the tensor reading of a bufferized one)
 /// Returns "" when `kv` ("KEY=VALUE") is one of them and adds it; otherwise
 /// the error message (an input error: exit 2). A key given twice with two
 /// values is an error too.

@@ -155,6 +155,18 @@ const ir::Attr* GuardContext::require(const ir::Op& op, const std::string& key, 
   return nullptr;
 }
 
+const ir::Attr* GuardContext::use_assumption(const std::string& key, const std::string& prop,
+                                             const std::string& obligation_id, const ir::Loc& loc,
+                                             const std::string& why) {
+  const ir::Attr* a = assumed(key);
+  if (!a) return nullptr;
+  bool listed = false;
+  for (auto& kv : out.assumed) listed = listed || kv.first == key;
+  if (!listed) out.assumed.emplace_back(key, a->text);
+  remark(prop, obligation_id, loc, "assumed " + key + " = \"" + a->text + "\" (" + assumption_source(key) + "): " + why);
+  return a;
+}
+
 const ir::Attr* GuardContext::fact(const ir::Op& op, const std::string& key, const std::string& meaning,
                                    const std::string& prop, const std::string& obligation_id,
                                    const std::string& values) {
@@ -163,14 +175,8 @@ const ir::Attr* GuardContext::fact(const ir::Op& op, const std::string& key, con
   // input.attr.* error already says so, and an assumption does not stand
   // in for what the IR states. The obligation stays open (require).
   if (op.is_refused(key)) return require(op, key, prop, obligation_id, values);
-  if (const ir::Attr* a = assumed(meaning)) {
-    bool listed = false;
-    for (auto& kv : out.assumed) listed = listed || kv.first == meaning;
-    if (!listed) out.assumed.emplace_back(meaning, a->text);
-    remark(prop, obligation_id, op.loc,
-           "assumed " + meaning + " = \"" + a->text + "\" (" + assumption_source(meaning) + "): " + op.name + " does not state '" + key + "'");
+  if (const ir::Attr* a = use_assumption(meaning, prop, obligation_id, op.loc, op.name + " does not state '" + key + "'"))
     return a;
-  }
   // Neither shown nor assumed: the IR is not wrong (the fact is outside it),
   // the candidate is inconclusive (exit 3), and the warning names what to add.
   structural(obligation_id, "the fact '" + meaning + "' is shown by the IR or assumed", "missing",
@@ -239,19 +245,24 @@ CandidateReport check_candidate(const ir::Module& m, const ir::Candidate& c, uns
   r.weight_value = facts.weight_value;
   r.state_values = facts.state_values;
   GuardContext g{m, c, timeout_ms, facts, r};
-  guard_single_use(g);
-  guard_k_whole(g);
-  // An opaque consumer (a table op without a body): every later guard would
-  // reason about what it computes, which fusecert does not know. Only the
-  // producer's own guard (K whole) runs; single use recorded `missing`.
-  if (!facts.opaque) {
-    guard_clip_scope(g);
-    guard_reduce_into_state(g);
-    guard_routing(g);
-    guard_locality(g);
-    guard_accumulator(g);
-    guard_inplace_order(g);
-    guard_residency(g);
+  // A bufferized function read as a tensor program that it computes only
+  // when its buffer arguments are distinct: without that fact no guard
+  // reasons about the reading (never legal, never illegal on it).
+  if (guard_buffer_args(g)) {
+    guard_single_use(g);
+    guard_k_whole(g);
+    // An opaque consumer (a table op without a body): every later guard would
+    // reason about what it computes, which fusecert does not know. Only the
+    // producer's own guard (K whole) runs; single use recorded `missing`.
+    if (!facts.opaque) {
+      guard_clip_scope(g);
+      guard_reduce_into_state(g);
+      guard_routing(g);
+      guard_locality(g);
+      guard_accumulator(g);
+      guard_inplace_order(g);
+      guard_residency(g);
+    }
   }
   r.verdict = decide(r.obligations);
   if (r.verdict == "illegal") {

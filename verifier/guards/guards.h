@@ -116,10 +116,19 @@ struct GuardContext {
   /// replaces it, and the boundary's input.attr.* error is its diagnostic.
   const ir::Attr* fact(const ir::Op& op, const std::string& key, const std::string& meaning, const std::string& prop,
                        const std::string& obligation_id, const std::string& values);
+  /// The assumption for `key` (--assume or ir.assume:), recorded in the
+  /// report and remarked at `loc` with its source and `why` the IR does not
+  /// show it; nullptr when none is in force.
+  const ir::Attr* use_assumption(const std::string& key, const std::string& prop, const std::string& obligation_id,
+                                 const ir::Loc& loc, const std::string& why);
   /// Note at the producer.
   Note producer_note(const std::string& msg) const { return {producer().loc, msg}; }
 };
 
+/// P7: a function read from buffers as a tensor program rests on distinct
+/// buffer arguments (ir::BufferArgs): shown, assumed, or `missing` with a
+/// warning; false when missing (no other guard runs).
+bool guard_buffer_args(GuardContext& g);
 void guard_single_use(GuardContext& g);     // P1
 void guard_k_whole(GuardContext& g);        // P1
 void guard_clip_scope(GuardContext& g);     // P2

@@ -39,6 +39,9 @@ inline constexpr ObligationSpec kObligations[] = {
     // Recognition is a remark (issue #16): the proof that a linalg.generic
     // body equals a reference update names the optimizer; it never decides.
     {"P1.consumer_is_optimizer", false, "smt", "unsat", false, 0},
+    // Written only for a function read from buffers as a tensor program
+    // whose buffer arguments must be distinct (ir::BufferArgs).
+    {"P7.buffer_args", false, "structural", "holds", true, 0},
     {"P1.single_use", false, "structural", "holds", true, kAllForms},
     {"P1.single_producer", false, "structural", "holds", true, kDag},
     {"P1.k_whole", false, "structural", "holds", true, kAllForms},

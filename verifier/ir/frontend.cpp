@@ -502,9 +502,10 @@ LoadResult parse_mlir(const std::string& text, const std::string& filename) {
   // (unbufferize.h); one the rewrite refuses stays in its buffer form, and a
   // remark names the op that stopped it when the function holds a linalg op
   // on buffers (a bufferized candidate's function).
+  std::map<std::string, BufferArgs> rests_on;  // what a rewritten function's reading rests on
   {
     std::vector<UnbufferizeRefusal> refused;
-    if (functionalize_buffers(*module, &refused) > 0 && mlir::failed(mlir::verify(*module))) {
+    if (functionalize_buffers(*module, &refused, &rests_on) > 0 && mlir::failed(mlir::verify(*module))) {
       res.diags.push_back(diag::error(Loc{filename, 0, 0}, "input.verify", "the module does not verify after reading its bufferized functions as tensor programs"));
       return res;
     }
@@ -531,6 +532,7 @@ LoadResult parse_mlir(const std::string& text, const std::string& filename) {
     fn.name = f.getSymName().str();
     fn.loc = to_loc(f.getLoc());
     fn.is_public = f.isPublic();
+    if (auto it = rests_on.find(fn.name); it != rests_on.end()) fn.buffer_args = it->second;
     int id = static_cast<int>(t.mod.funcs.size());
     t.mod.funcs.push_back(fn);
     if (f.isExternal()) {

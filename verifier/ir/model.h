@@ -227,6 +227,21 @@ struct Op {
   std::string dialect() const { return name.substr(0, name.find('.')); }
 };
 
+/// What reading a bufferized function as the tensor program it computes
+/// (unbufferize.h) rests on when it has two or more memref arguments and
+/// writes one: that no two of them share an element (`buffer_args =
+/// distinct`), which the IR does not show unless every written one carries
+/// kNoAliasArgAttr.
+struct BufferArgs {
+  unsigned count = 0;             ///< memref arguments
+  std::vector<unsigned> written;  ///< the argument numbers an op writes
+  bool noalias = false;           ///< every written one carries kNoAliasArgAttr: the IR shows the fact
+};
+/// The argument attribute that states, as LLVM's `noalias` does (the LLVM
+/// lowering passes it on), that the elements an argument's buffer has
+/// modified are accessed through no other argument during the call.
+inline constexpr const char* kNoAliasArgAttr = "llvm.noalias";
+
 struct Func {
   std::string name;
   Loc loc;
@@ -236,6 +251,9 @@ struct Func {
   bool is_public = true;
   std::vector<int> args;  ///< value ids
   std::vector<int> ops;   ///< op ids in program order (pre-order, nested regions included)
+  /// Read from buffers as a tensor program whose reading rests on distinct
+  /// buffer arguments (BufferArgs); absent for every other function.
+  std::optional<BufferArgs> buffer_args;
 };
 
 /// A translated module. Ids index the vectors.

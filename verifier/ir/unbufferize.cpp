@@ -104,6 +104,22 @@ class Functionalizer {
     return std::nullopt;
   }
 
+  /// After run(): what the reading rests on, when it has two or more
+  /// argument buffers and writes one (BufferArgs); nullopt otherwise.
+  std::optional<BufferArgs> buffer_args() {
+    BufferArgs a;
+    a.noalias = true;
+    for (const Root& r : roots_) {
+      if (!r.is_arg) continue;
+      ++a.count;
+      if (!r.written) continue;
+      a.written.push_back(r.arg_no);
+      a.noalias = a.noalias && f_.getArgAttr(r.arg_no, kNoAliasArgAttr);
+    }
+    if (a.count < 2 || a.written.empty()) return std::nullopt;
+    return a;
+  }
+
  private:
   mlir::func::FuncOp f_;
   mlir::OpBuilder b_;
@@ -412,7 +428,8 @@ UnbufferizeRefusal refusal_of(mlir::func::FuncOp f, mlir::Operation* op, const s
 
 }  // namespace
 
-int functionalize_buffers(mlir::ModuleOp module, std::vector<UnbufferizeRefusal>* refusals) {
+int functionalize_buffers(mlir::ModuleOp module, std::vector<UnbufferizeRefusal>* refusals,
+                          std::map<std::string, BufferArgs>* rests_on) {
   std::vector<mlir::func::FuncOp> funcs;
   module.walk([&](mlir::func::FuncOp f) {
     if (!f.isExternal() && works_on_buffers(f)) funcs.push_back(f);
@@ -434,13 +451,15 @@ int functionalize_buffers(mlir::ModuleOp module, std::vector<UnbufferizeRefusal>
     f->getBlock()->getOperations().insertAfter(mlir::Block::iterator(f), copy);
     const std::string name = f.getSymName().str();
     copy.setSymName(name + ".__fusecert_unbufferized");
-    auto why = Functionalizer(copy).run();
+    Functionalizer rewrite(copy);
+    auto why = rewrite.run();
     if (!why && mlir::failed(mlir::verify(copy))) why = std::make_pair(copy.getOperation(), std::string("the function read on tensors does not verify"));
     if (why) {
       note(why->first == copy.getOperation() ? f.getOperation() : why->first, why->second);
       copy.erase();
       continue;
     }
+    if (auto a = rewrite.buffer_args(); a && rests_on) (*rests_on)[name] = *a;
     f.erase();
     copy.setSymName(name);
     ++n;

@@ -8,7 +8,10 @@
 // tensor value; an argument's is its incoming value (the argument becomes a
 // tensor of the same shape), a fresh buffer's is a tensor.empty; distinct
 // arguments are distinct buffers (one-shot-bufferize's own convention at
-// function boundaries). Reads and
+// function boundaries; the IR does not show it, so a function with two or
+// more argument buffers, one written, is reported in BufferArgs and its
+// candidates rest on `buffer_args = distinct`, shown by kNoAliasArgAttr
+// or assumed: the P7.buffer_args guard). Reads and
 // writes go through views of a root: the root itself, a memref.cast of a
 // view (the same elements) or a memref.subview of the whole root (a read is
 // tensor.extract_slice of the root's current value, a write is
@@ -40,8 +43,11 @@
 
 #include <mlir/IR/Location.h>
 
+#include <map>
 #include <string>
 #include <vector>
+
+#include "verifier/ir/model.h"
 
 namespace mlir {
 class ModuleOp;
@@ -63,6 +69,9 @@ struct UnbufferizeRefusal {
 /// Rewrites every function of `module` that works on buffers and meets the
 /// rule above into value semantics; returns how many it rewrote. A refused
 /// function is unchanged, and why is appended to `refusals` when given.
-int functionalize_buffers(mlir::ModuleOp module, std::vector<UnbufferizeRefusal>* refusals = nullptr);
+/// A rewritten function with two or more argument buffers, one of them
+/// written, is entered in `rests_on` under its name.
+int functionalize_buffers(mlir::ModuleOp module, std::vector<UnbufferizeRefusal>* refusals = nullptr,
+                          std::map<std::string, BufferArgs>* rests_on = nullptr);
 
 }  // namespace fusecert::ir
