@@ -21,7 +21,7 @@ cd "$(dirname "$0")/.."
 TESTS='^(ir\.(lit|units|recognition_remark|checkcert|table_reads|bounds|assume|scalar_fn|stablehlo)|failclosed\..+|bad\..+|FuzzSeeds\..+|corpus\..+|cli\.(exit_codes|diagnostic_form|sarif)|docaudit\.(corpus|cli\..+|unit\..+))$'
 TARGETS=(fusecert fusecert_ir_tests fusecert_recognition_remark_tests fusecert_check_cert_tests
          fusecert_table_reads_tests fusecert_input_bounds_tests fusecert_assumptions_tests
-         fusecert_scalar_fn_tests fusecert_stablehlo_tests fuzz_regressions_test
+         fusecert_scalar_fn_tests fusecert_stablehlo_tests fuzz_regressions_test z3_check_shim
          docaudit_unit_tests docaudit_cli_tests)
 cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DFUSECERT_SANITIZE=ON -DFUSECERT_SKIP=kernels \
   "-DCMAKE_CXX_FLAGS_DEBUG=-O1 -g1" "-DCMAKE_C_FLAGS_DEBUG=-O1 -g1" >/dev/null
