@@ -613,6 +613,8 @@ RuleSet from_yaml(const YAML::Node& merged, const std::string& label, const YAML
   rs.provenance_contrast_terms = r.list("hygiene.provenance_contrast_terms");
   rs.provenance_scope_nouns = r.list("hygiene.provenance_scope_nouns");
   rs.provenance_scope_places = r.list("hygiene.provenance_scope_places");
+  rs.provenance_scope_verbs = r.list("hygiene.provenance_scope_verbs");
+  rs.provenance_scope_negations = r.list("hygiene.provenance_scope_negations");
   rs.non_claims_roles = r.list("hygiene.non_claims_roles");
   rs.non_claims_headings = r.list("hygiene.non_claims_headings");
   rs.accept_bold_label = r.boolean("hygiene.accept_bold_label");

@@ -135,6 +135,7 @@ struct RuleSet {
   /// A clause holding one names no provenance ("unlike the A100 numbers").
   std::vector<std::string> provenance_contrast_terms;
   std::vector<std::string> provenance_scope_quantifiers, provenance_scope_nouns, provenance_scope_places;
+  std::vector<std::string> provenance_scope_verbs, provenance_scope_negations;
   std::string disclaimer_marker, status_key;
   std::vector<std::string> overclaim_allowed_statuses;
   std::vector<std::string> overclaim_qualifiers_before, overclaim_qualifiers_after;

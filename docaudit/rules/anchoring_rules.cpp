@@ -436,11 +436,25 @@ bool is_host(const std::string& segment) {
   return std::all_of(segment.begin() + dot + 1, segment.end(), [](char c) { return std::isalpha((unsigned char)c); });
 }
 
+/// The initials of a name of two or more words each opening with a capital
+/// ("Composable Kernel" gives CK), or "" ("StinkyTofu", "rocm libraries").
+std::string initials(const std::string& name) {
+  std::string out;
+  for (std::size_t i = 0; i < name.size(); ++i) {
+    if (name[i] == ' ') continue;
+    if (name[i] < 'A' || name[i] > 'Z') return "";
+    out += name[i];
+    while (i < name.size() && name[i] != ' ') ++i;
+  }
+  return out.size() >= 2 ? out : "";
+}
+
 /// The names of the other repositories a document's paths may be written
 /// under: anchoring.other_repositories, the repositories it pins
 /// (`ROCm/rocm-libraries@develop`: rocm-libraries), and the checkouts it
 /// declares with a bold name ("**StinkyTofu** (`shared/stinkytofu/`)":
-/// StinkyTofu and stinkytofu). A declared checkout is a folder path whose
+/// StinkyTofu and stinkytofu; "**Composable Kernel** (`projects/ck/`)" also
+/// its initials, CK). A declared checkout is a folder path whose
 /// first segment is not this repository's.
 std::vector<std::string> other_repositories(const Document& doc, const Repo& repo, const RuleSet& r) {
   std::vector<std::string> names = r.other_repositories;
@@ -453,6 +467,7 @@ std::vector<std::string> other_repositories(const Document& doc, const Repo& rep
       const std::string p = path_candidate(c.text);
       if (p.empty() || p.back() != '/' || !foreign_path(p, repo, r)) continue;
       names.push_back(b.label);
+      if (std::string i = initials(b.label); !i.empty()) names.push_back(i);
       std::string dir = p.substr(0, p.size() - 1);
       names.push_back(dir.substr(dir.rfind('/') + 1));
       break;

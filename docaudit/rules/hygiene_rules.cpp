@@ -230,15 +230,54 @@ bool scope_statement(const std::string& sentence, const RuleSet& r) {
   return false;
 }
 
+/// A sentence that scopes the numbers of its section to their provenance: a
+/// noun of numbers (hygiene.provenance_scope_nouns: "claims", "numbers",
+/// "results") followed, within 40 bytes in its clause, by a scoping phrase
+/// (hygiene.provenance_scope_verbs: "scoped to", "measured on", "on") after
+/// which its clause states the provenance ("Performance claims are scoped
+/// to the gfx1151 WSL system above", "Results were measured on an MI300X").
+/// That clause holds no contrast term ("Performance numbers are scoped to
+/// the lab box, not on gfx1151" scopes nothing) and no negation before the
+/// phrase (hygiene.provenance_scope_negations: "No Mac claim was measured on
+/// gfx1151" scopes nothing), and provenance named before
+/// the phrase ("gfx1151 numbers are scoped to our lab") or in a later clause
+/// ("where its numbers come from; each is reported") is none.
+bool scoping_sentence(const std::string& sentence, const RuleSet& r) {
+  constexpr std::string_view breaks = ".,;:()[]\n";
+  for (const auto& n : r.provenance_scope_nouns)
+    for (std::size_t k = find_term(sentence, n); k != std::string::npos;) {
+      const std::size_t from = k + n.size();
+      std::size_t end = std::min(sentence.size(), from + 40);
+      for (std::size_t i = from; i < end; ++i)
+        if (breaks.find(sentence[i]) != std::string_view::npos) end = i;
+      const std::string window = sentence.substr(from, end - from);
+      for (const auto& v : r.provenance_scope_verbs) {
+        const std::size_t j = find_term(window, v);
+        if (j == std::string::npos) continue;
+        const std::size_t at = from + j + v.size();
+        std::size_t cs = from + j, ce = at;  // the phrase's clause
+        while (cs > 0 && breaks.find(sentence[cs - 1]) == std::string_view::npos) --cs;
+        while (ce < sentence.size() && breaks.find(sentence[ce]) == std::string_view::npos) ++ce;
+        if (any_term(sentence.substr(cs, ce - cs), r.provenance_contrast_terms)) continue;
+        if (any_term(sentence.substr(cs, from + j - cs), r.provenance_scope_negations)) continue;
+        if (states_provenance(sentence.substr(at, ce - at), r)) return true;
+      }
+      const std::size_t next = find_term(std::string_view(sentence).substr(from), n);
+      k = next == std::string::npos ? next : from + next;
+    }
+  return false;
+}
+
 /// A paragraph before table `t`, in its section or one it sits under (or
-/// before the first heading: the document's intro), holds a scope statement.
+/// before the first heading: the document's intro), holds a scope statement
+/// or a scoping sentence.
 bool covered_by_intro(const Outline& o, const Table& t, const RuleSet& r) {
   for (const auto& p : o.prose) {
     if (p.anchors.empty()) continue;
     if (p.anchors.front().pos.line >= t.pos.line) break;
     if (!p.paragraph || (p.section >= 0 && !o.within(t.section, p.section))) continue;
     for (const auto& s : sentences_of(p.text))
-      if (scope_statement(s, r)) return true;
+      if (scope_statement(s, r) || scoping_sentence(s, r)) return true;
   }
   return false;
 }
