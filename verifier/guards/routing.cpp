@@ -260,6 +260,36 @@ std::optional<std::string> unchanged_query(const GuardContext& g, const ir::Op& 
   return q.smt2();
 }
 
+/// A later linalg.generic of the consumer slice (Facts::stating_ops): the
+/// update is a chain of ops, and the unrouted-step checks below read the
+/// consumer (its first op) alone; nullptr when the consumer is one op.
+const ir::Op* chain_op(const GuardContext& g) {
+  for (size_t i = 1; i < g.facts.stating_ops.size(); ++i)
+    if (g.m.ops[g.facts.stating_ops[i]].kind == ir::Op::Kind::Generic) return &g.m.ops[g.facts.stating_ops[i]];
+  return nullptr;
+}
+
+/// The conditional routing's claim holds by `evidence` — unless the
+/// consumer is a chain: what its first op does on an unrouted step is not
+/// what the step does (a pass matched to the first op's results leaves the
+/// later ops' W' unchecked), so the claim stays open (inconclusive, never
+/// legal on part of the update).
+void unrouted_holds(GuardContext& g, const std::string& id, const std::string& claim, const std::string& evidence) {
+  const ir::Op* later = chain_op(g);
+  if (!later) {
+    g.structural(id, claim, "holds", evidence);
+    return;
+  }
+  const ir::Op& cons = *g.consumer();
+  g.structural(id, claim, "missing",
+               evidence + "; but the update continues in " + later->name + " at " + later->loc.str() +
+                   ", which that check does not read");
+  g.warning("P5", id, cons.loc,
+            "cannot decide the unrouted steps of this consumer: the update is a chain of ops (" + later->name +
+                " continues it), and fusecert checks an unrouted step against one op; the candidate is inconclusive")
+      .notes.push_back({later->loc, "the chain continues here"});
+}
+
 }  // namespace
 
 void guard_routing(GuardContext& g) {
@@ -364,7 +394,7 @@ void guard_routing(GuardContext& g) {
       if (writer) break;
     }
     if (!writer) {
-      g.structural(id, claim, "holds",
+      unrouted_holds(g, id, claim,
                    k_routing + " = \"conditional\", unrouted = \"skip\": no op but " + cons->name +
                        " changes W or its state, so an unrouted step changes nothing");
       return;
@@ -440,7 +470,7 @@ void guard_routing(GuardContext& g) {
       }
       auto& o = g.smt("P5.decay_pass", pclaim, *q, "unsat", "QF_NRA");
       if (o.answer == "unsat") {
-        g.structural(id, claim, "holds",
+        unrouted_holds(g, id, claim,
                      k_routing + " = \"conditional\", unrouted = \"dense_zero_grad\": " + what +
                          " is proven to compute the body at g = 0 on unrouted steps");
         return;
@@ -468,7 +498,7 @@ void guard_routing(GuardContext& g) {
     }
   }
   if (decay) {
-    g.structural(id, claim, "holds",
+    unrouted_holds(g, id, claim,
                  k_routing + " = \"conditional\"; " + decay->name + " at " + decay->loc.str() +
                      " decays the same state on steps without a gradient");
     g.smt("P5.decay_pass", "fused update on routed steps + decay pass on unrouted steps equals the per-step reference",
@@ -498,7 +528,7 @@ void guard_routing(GuardContext& g) {
                     "that runs no pass is the reference",
                     *q, "unsat", "QF_NRA");
     if (o.answer == "unsat") {
-      g.structural(id, claim, "holds",
+      unrouted_holds(g, id, claim,
                    k_routing + " = \"conditional\", unrouted = \"dense_zero_grad\": " + cons->name +
                        " keeps no state, and its body at g = 0 is proven to leave W unchanged, so unrouted steps "
                        "need no pass");
