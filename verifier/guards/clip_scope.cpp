@@ -96,20 +96,21 @@ void guard_clip_scope(GuardContext& g) {
   }
   const ir::Op* cons = g.consumer();
   if (!cons) return;  // nothing to check: the single-use guard already failed
-  const std::string k_scope = ir::key_of(*cons, "grad_clip_scope");
-  const ir::Attr* a = g.fact(*cons, k_scope, "grad_clip_scope", "P2", id, "one of \"none\", \"layer\", \"global\"");
+  const ir::Op* at = cons;
+  const ir::Attr* a = g.fact("grad_clip_scope", "P2", id, "one of \"none\", \"layer\", \"global\"", &at);
   if (!a) return;
+  const std::string k_scope = ir::key_of(*at, "grad_clip_scope");
   const std::string v = a->text;
   if (a->kind != ir::Attr::Kind::String || (v != "none" && v != "layer" && v != "global")) {
     g.structural(id, claim, "missing", k_scope + " = " + v + " is not one of none, layer, global");
-    g.error("P2", id, cons->loc, k_scope + " = " + a->text + " is not one of \"none\", \"layer\", \"global\"");
+    g.error("P2", id, at->loc, k_scope + " = " + a->text + " is not one of \"none\", \"layer\", \"global\"");
     return;
   }
   if (v == "global") {
-    g.structural(id, claim, "violated", k_scope + " = \"global\" on " + cons->name + " at " + cons->loc.str());
+    g.structural(id, claim, "violated", k_scope + " = \"global\" on " + at->name + " at " + at->loc.str());
     g.smt("P2.recoverable", "an O(1)-space epilogue can recover the clipped moment m_t(c) from m_t(1), c and |g|",
           memo_query("p2:impossibility", [] { return impossibility_query(); }), "unsat", "QF_NRA");
-    auto& d = g.error("P2", id, cons->loc,
+    auto& d = g.error("P2", id, at->loc,
                       "cannot fuse " + cons->name +
                           " into the weight-gradient epilogue: " + k_scope + " = \"global\" needs the norm of every "
                           "gradient before any tile may update");
@@ -117,7 +118,7 @@ void guard_clip_scope(GuardContext& g) {
                                       "(residency falls to the layer) or \"none\""));
     return;
   }
-  g.structural(id, claim, "holds", k_scope + " = \"" + v + "\" on " + cons->name);
+  g.structural(id, claim, "holds", k_scope + " = \"" + v + "\" on " + at->name);
   if (v == "layer") {
     g.out.residency = "layer";
     auto& d = g.out.diags.emplace_back();

@@ -1,4 +1,5 @@
 // GuardContext helpers, the verdict rule, and the per-candidate driver.
+#include <algorithm>
 #include <chrono>
 #include <mutex>
 #include <unordered_map>
@@ -167,14 +168,59 @@ const ir::Attr* GuardContext::use_assumption(const std::string& key, const std::
   return a;
 }
 
-const ir::Attr* GuardContext::fact(const ir::Op& op, const std::string& key, const std::string& meaning,
-                                   const std::string& prop, const std::string& obligation_id,
-                                   const std::string& values) {
-  if (const ir::Attr* a = op.attr(key)) return a;
-  // Stated, but of a kind or under a key the boundary refused: its
-  // input.attr.* error already says so, and an assumption does not stand
-  // in for what the IR states. The obligation stays open (require).
-  if (op.is_refused(key)) return require(op, key, prop, obligation_id, values);
+namespace {
+/// The key stating `meaning` on `op`: its table's spelling of a meaning; a
+/// fact no table renames (unrouted) under its own name.
+std::string fact_key(const ir::Op& op, const std::string& meaning) {
+  const auto& known = ir::meanings();
+  return std::find(known.begin(), known.end(), meaning) != known.end() ? ir::key_of(op, meaning) : meaning;
+}
+}  // namespace
+
+const ir::Attr* GuardContext::stated(const std::string& meaning, const ir::Op** at) const {
+  for (int id : facts.stating_ops)
+    if (const ir::Attr* a = m.ops[id].attr(fact_key(m.ops[id], meaning))) {
+      if (at) *at = &m.ops[id];
+      return a;
+    }
+  return nullptr;
+}
+
+const ir::Attr* GuardContext::fact(const std::string& meaning, const std::string& prop,
+                                   const std::string& obligation_id, const std::string& values, const ir::Op** at) {
+  const ir::Op& op = *consumer();
+  const std::string key = fact_key(op, meaning);
+  if (at) *at = &op;
+  // Stated on any op of the consumer slice (a chain states it on the op
+  // writing W'): the IR's statement, which beats an assumption. Stated, but
+  // of a kind or under a key the boundary refused: its input.attr.* error
+  // already says so, and an assumption does not stand in for what the IR
+  // states. The obligation stays open (require).
+  const ir::Op* where = nullptr;
+  const ir::Attr* said = stated(meaning, &where);
+  for (int id : facts.stating_ops) {
+    const ir::Op& o = m.ops[id];
+    const std::string k = fact_key(o, meaning);
+    if (o.is_refused(k)) return require(o, k, prop, obligation_id, values);
+    const ir::Attr* a = o.attr(k);
+    if (!a || (a->kind == said->kind && a->text == said->text)) continue;
+    // Two ops of one consumer stating two values of one fact: the IR
+    // contradicts itself, and fusecert does not pick one (inconclusive).
+    const std::string one = k + " = \"" + a->text + "\" on " + o.name,
+                      other = fact_key(*where, meaning) + " = \"" + said->text + "\" on " + where->name;
+    structural(obligation_id, "the fact '" + meaning + "' is stated with one value on the consumer", "missing",
+               one + " at " + o.loc.str() + ", but " + other + " at " + where->loc.str());
+    auto& d = error(prop, obligation_id, o.loc,
+                    one + " contradicts " + other + " of the same consumer: fusecert does not pick one value of a "
+                          "fact the IR states twice");
+    d.notes.push_back({where->loc, "the other statement is here"});
+    d.notes.push_back(producer_note("weight-gradient producer of this candidate"));
+    return nullptr;
+  }
+  if (said) {
+    if (at) *at = where;
+    return said;
+  }
   if (const ir::Attr* a = use_assumption(meaning, prop, obligation_id, op.loc, op.name + " does not state '" + key + "'"))
     return a;
   // Neither shown nor assumed: the IR is not wrong (the fact is outside it),
@@ -185,6 +231,9 @@ const ir::Attr* GuardContext::fact(const ir::Op& op, const std::string& key, con
                     "'" + key + "' is neither stated on " + op.name + " nor assumed: fusecert does not assume a "
                     "default (" + values + "); the candidate is inconclusive");
   d.notes.push_back(producer_note("weight-gradient producer of this candidate"));
+  if (facts.stating_ops.size() > 1)
+    d.notes.push_back({op.loc, "nor do the " + std::to_string(facts.stating_ops.size() - 1) +
+                                   " later ops of the consumer computed from the gradient"});
   d.notes.push_back({op.loc, "the IR does not state it: state it as the attribute '" + key +
                                  "', or assume it with --assume " + meaning + "=VALUE (or under ir.assume: in "
                                  ".fusecert.yaml)"});

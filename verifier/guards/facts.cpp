@@ -1,5 +1,8 @@
 #include "verifier/guards/facts.h"
 
+#include <algorithm>
+#include <set>
+
 namespace fusecert::guards {
 
 namespace {
@@ -88,6 +91,29 @@ Facts base_facts(const ir::Module& m, const ir::Candidate& c) {
   return f;
 }
 
+/// Facts::stating_ops: the consumer, then each op of its function that reads
+/// a value computed from the gradient, by a forward walk in program order.
+std::vector<int> stating_ops(const ir::Module& m, const ir::Candidate& c) {
+  if (c.consumer < 0) return {};
+  std::vector<int> ops{c.consumer};
+  std::set<int> reach;
+  if (c.grad >= 0) reach.insert(c.grad);
+  auto take = [&](const ir::Op& op) {
+    reach.insert(op.results.begin(), op.results.end());
+    for (int k = std::max(op.num_inputs, 0); op.num_inputs >= 0 && k < static_cast<int>(op.operands.size()); ++k)
+      if (m.values[op.operands[k]].type.kind == ir::Type::Kind::MemRef) reach.insert(op.operands[k]);
+  };
+  take(m.ops[c.consumer]);
+  for (int id : m.funcs[c.func].ops) {
+    const ir::Op& op = m.ops[id];
+    if (id == c.consumer || id == c.producer || op.is_return) continue;
+    if (std::none_of(op.operands.begin(), op.operands.end(), [&](int v) { return reach.count(v) > 0; })) continue;
+    ops.push_back(id);
+    take(op);
+  }
+  return ops;
+}
+
 }  // namespace
 
 Facts compute_facts(const ir::Module& m, const ir::Candidate& c) {
@@ -95,6 +121,7 @@ Facts compute_facts(const ir::Module& m, const ir::Candidate& c) {
   std::vector<int> held = f.state_values;
   if (f.weight_value >= 0) held.push_back(f.weight_value);
   f.routed = ir::routed_structure(m, c, held);
+  f.stating_ops = stating_ops(m, c);
   return f;
 }
 

@@ -54,6 +54,12 @@ struct Facts {
   /// the weight picked from a stack at a runtime index): routing is then
   /// conditional whatever is stated or assumed (verifier/ir/routed_structure.h).
   std::optional<ir::RoutedStructure> routed;
+  /// The ops that may state a fact of the consumer (routing, unrouted,
+  /// grad_clip_scope), in program order, the consumer first: the consumer and
+  /// every later op computed from the gradient (a result, or a buffer a DPS
+  /// op of the slice writes). A consumer chain states them on any of its ops,
+  /// often the one writing W' (issue #16); GuardContext::fact reads them all.
+  std::vector<int> stating_ops;
 };
 
 /// The facts of `c`. Never throws on hostile input.

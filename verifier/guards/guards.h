@@ -106,16 +106,22 @@ struct GuardContext {
   /// obligation and an error naming the key and what its values mean.
   const ir::Attr* require(const ir::Op& op, const std::string& key, const std::string& prop,
                           const std::string& obligation_id, const std::string& meaning);
-  /// A fact the IR may state on `op` (as the attribute spelling `meaning` in
-  /// op's dialect) or the user may assume (--assume meaning=VALUE): the
-  /// attribute when present (it takes precedence), else the assumption
-  /// (recorded in the report), else `require`'s missing obligation and error,
-  /// with a note naming the --assume to add. `meaning` is also the assumption key.
-  /// A key the attribute boundary refused (stated with the wrong kind, or
-  /// not a key of op's table entry) is stated, not absent: no assumption
-  /// replaces it, and the boundary's input.attr.* error is its diagnostic.
-  const ir::Attr* fact(const ir::Op& op, const std::string& key, const std::string& meaning, const std::string& prop,
-                       const std::string& obligation_id, const std::string& values);
+  /// A fact the IR may state on any op of the consumer slice
+  /// (Facts::stating_ops: as the attribute spelling `meaning` in that op's
+  /// dialect) or the user may assume (--assume meaning=VALUE): the attribute
+  /// when stated (it takes precedence), else the assumption (recorded in the
+  /// report), else a `missing` obligation and a warning naming the --assume
+  /// to add. `meaning` is also the assumption key. Two ops stating different
+  /// values: a `missing` obligation and an error (inconclusive). A key the
+  /// attribute boundary refused (stated with the wrong kind, or not a key of
+  /// the op's table entry) is stated, not absent: no assumption replaces it,
+  /// and the boundary's input.attr.* error is its diagnostic. `at`, when
+  /// given, is set to the op that states it (the consumer otherwise).
+  const ir::Attr* fact(const std::string& meaning, const std::string& prop, const std::string& obligation_id,
+                       const std::string& values, const ir::Op** at = nullptr);
+  /// The first statement of `meaning` on the consumer slice, without
+  /// diagnostics (and the op stating it in `at`); nullptr when none.
+  const ir::Attr* stated(const std::string& meaning, const ir::Op** at = nullptr) const;
   /// The assumption for `key` (--assume or ir.assume:), recorded in the
   /// report and remarked at `loc` with its source and `why` the IR does not
   /// show it; nullptr when none is in force.

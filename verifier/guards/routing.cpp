@@ -47,7 +47,8 @@ std::string folded_query(bool decay_pass, bool second_moment) {
 /// parallel iterators, no operand computed from the gradient) that read W,
 /// a state value, or a result of another such op. Each result of the
 /// consumer is matched to one value the pass gives outside itself (a result
-/// some op other than the pass's uses, the function's return included) of
+/// some op other than the pass's uses, the function's return included, that
+/// reaches an output of the step: a dead pass is no pass) of
 /// the same type, computed from the same held values (W, m, v) as the
 /// consumer's body computes that result from.
 struct UnroutedPass {
@@ -82,6 +83,27 @@ std::vector<std::set<int>> body_args(const ir::Body& body) {
       if (o >= 0 && o < static_cast<int>(n)) deps[n].insert(deps[o].begin(), deps[o].end());
   }
   return deps;
+}
+
+/// Whether `v` reaches an output of the step: the top-level return of its
+/// function, through the results of the ops computed from it. A value only
+/// a store or a region reads (an op without results) is not followed: a
+/// pass value that reaches no output changes nothing a later step sees, so
+/// it is no unrouted pass (fail closed: not counted for legality).
+bool reaches_output(const ir::Module& m, int v) {
+  std::vector<int> todo{v};
+  std::set<int> seen{v};
+  while (!todo.empty()) {
+    const int x = todo.back();
+    todo.pop_back();
+    for (const auto& u : m.values[x].uses) {
+      const ir::Op& op = m.ops[u.first];
+      if (op.is_return && op.parent < 0) return true;
+      for (int r : op.results)
+        if (seen.insert(r).second) todo.push_back(r);
+    }
+  }
+  return false;
 }
 
 std::optional<UnroutedPass> unrouted_pass(const GuardContext& g, const ir::Op& cons, const std::vector<int>& held) {
@@ -134,7 +156,8 @@ std::optional<UnroutedPass> unrouted_pass(const GuardContext& g, const ir::Op& c
   for (const ir::Op* op : p.ops)
     for (int r : op->results) {
       const auto& uses = g.m.values[r].uses;
-      if (!uses.empty() && std::all_of(uses.begin(), uses.end(), [&](auto& u) { return in_pass.count(u.first) > 0; }))
+      if (std::all_of(uses.begin(), uses.end(), [&](auto& u) { return in_pass.count(u.first) > 0; }) ||
+          !reaches_output(g.m, r))
         continue;
       given.emplace_back(r, from_of[r]);
     }
@@ -237,6 +260,36 @@ std::optional<std::string> unchanged_query(const GuardContext& g, const ir::Op& 
   return q.smt2();
 }
 
+/// A later linalg.generic of the consumer slice (Facts::stating_ops): the
+/// update is a chain of ops, and the unrouted-step checks below read the
+/// consumer (its first op) alone; nullptr when the consumer is one op.
+const ir::Op* chain_op(const GuardContext& g) {
+  for (size_t i = 1; i < g.facts.stating_ops.size(); ++i)
+    if (g.m.ops[g.facts.stating_ops[i]].kind == ir::Op::Kind::Generic) return &g.m.ops[g.facts.stating_ops[i]];
+  return nullptr;
+}
+
+/// The conditional routing's claim holds by `evidence` — unless the
+/// consumer is a chain: what its first op does on an unrouted step is not
+/// what the step does (a pass matched to the first op's results leaves the
+/// later ops' W' unchecked), so the claim stays open (inconclusive, never
+/// legal on part of the update).
+void unrouted_holds(GuardContext& g, const std::string& id, const std::string& claim, const std::string& evidence) {
+  const ir::Op* later = chain_op(g);
+  if (!later) {
+    g.structural(id, claim, "holds", evidence);
+    return;
+  }
+  const ir::Op& cons = *g.consumer();
+  g.structural(id, claim, "missing",
+               evidence + "; but the update continues in " + later->name + " at " + later->loc.str() +
+                   ", which that check does not read");
+  g.warning("P5", id, cons.loc,
+            "cannot decide the unrouted steps of this consumer: the update is a chain of ops (" + later->name +
+                " continues it), and fusecert checks an unrouted step against one op; the candidate is inconclusive")
+      .notes.push_back({later->loc, "the chain continues here"});
+}
+
 }  // namespace
 
 void guard_routing(GuardContext& g) {
@@ -281,8 +334,9 @@ void guard_routing(GuardContext& g) {
   by_structure.kind = ir::Attr::Kind::String;
   by_structure.text = "conditional";
   const ir::Attr* a = nullptr;
+  const ir::Op* at = cons;  // the op stating the routing
   if (g.facts.routed) {
-    const ir::Attr* stated = cons->attr(k_routing);
+    const ir::Attr* stated = g.stated("routing");
     const ir::Attr* told = stated ? nullptr : assumed("routing");
     const ir::Attr* said = stated ? stated : told;
     const ir::Loc at = g.m.ops[g.facts.routed->op].loc;
@@ -298,7 +352,7 @@ void guard_routing(GuardContext& g) {
     }
     a = &by_structure;
   } else {
-    a = g.fact(*cons, k_routing, "routing", "P5", id, "\"dense\" or \"conditional\"");
+    a = g.fact("routing", "P5", id, "\"dense\" or \"conditional\"", &at);
   }
   if (!a) return;
   if (a->kind != ir::Attr::Kind::String || (a->text != "dense" && a->text != "conditional")) {
@@ -308,12 +362,12 @@ void guard_routing(GuardContext& g) {
   }
   const bool second = g.facts.second_moment;
   if (a->text == "dense") {
-    g.structural(id, claim, "holds", k_routing + " = \"dense\" on " + cons->name + ": every step carries a gradient");
+    g.structural(id, claim, "holds", k_routing + " = \"dense\" on " + at->name + ": every step carries a gradient");
     return;
   }
   // What an unrouted step must do (the team's reference): shown by an
   // `unrouted` attribute or assumed; neither is inconclusive.
-  const ir::Attr* ref = g.fact(*cons, "unrouted", "unrouted", "P5", id,
+  const ir::Attr* ref = g.fact("unrouted", "P5", id,
                                "the reference semantics of an unrouted step: \"dense_zero_grad\" (the body at g = 0: m, v "
                                "decay, W moves) or \"skip\" (nothing changes)");
   if (!ref) return;
@@ -335,12 +389,12 @@ void guard_routing(GuardContext& g) {
       for (int v : held) {
         if (std::find(op.operands.begin(), op.operands.end(), v) == op.operands.end()) continue;
         for (int r : op.results)
-          if (g.m.values[r].type.text == g.m.values[v].type.text) writer = &op;
+          if (g.m.values[r].type.text == g.m.values[v].type.text && reaches_output(g.m, r)) writer = &op;
       }
       if (writer) break;
     }
     if (!writer) {
-      g.structural(id, claim, "holds",
+      unrouted_holds(g, id, claim,
                    k_routing + " = \"conditional\", unrouted = \"skip\": no op but " + cons->name +
                        " changes W or its state, so an unrouted step changes nothing");
       return;
@@ -416,7 +470,7 @@ void guard_routing(GuardContext& g) {
       }
       auto& o = g.smt("P5.decay_pass", pclaim, *q, "unsat", "QF_NRA");
       if (o.answer == "unsat") {
-        g.structural(id, claim, "holds",
+        unrouted_holds(g, id, claim,
                      k_routing + " = \"conditional\", unrouted = \"dense_zero_grad\": " + what +
                          " is proven to compute the body at g = 0 on unrouted steps");
         return;
@@ -444,7 +498,7 @@ void guard_routing(GuardContext& g) {
     }
   }
   if (decay) {
-    g.structural(id, claim, "holds",
+    unrouted_holds(g, id, claim,
                  k_routing + " = \"conditional\"; " + decay->name + " at " + decay->loc.str() +
                      " decays the same state on steps without a gradient");
     g.smt("P5.decay_pass", "fused update on routed steps + decay pass on unrouted steps equals the per-step reference",
@@ -474,7 +528,7 @@ void guard_routing(GuardContext& g) {
                     "that runs no pass is the reference",
                     *q, "unsat", "QF_NRA");
     if (o.answer == "unsat") {
-      g.structural(id, claim, "holds",
+      unrouted_holds(g, id, claim,
                    k_routing + " = \"conditional\", unrouted = \"dense_zero_grad\": " + cons->name +
                        " keeps no state, and its body at g = 0 is proven to leave W unchanged, so unrouted steps "
                        "need no pass");
