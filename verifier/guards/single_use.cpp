@@ -179,7 +179,10 @@ static void single_producer(GuardContext& g, const std::string& gname) {
                  "a chain through the accumulator's init, in order: " + ir::chain_text(m, chain) +
                      "; each link accumulates into the previous one's result, and the last, " + g.producer().name +
                      " at " + g.producer().loc.str() + ", produces the gradient; no other contraction sums into it "
-                     "or reaches the updated values");
+                     "or reaches the updated values" +
+                     (ir::token_window(m, g.c.producer) ? std::string(" (its links contract token slices: split "
+                                                                      "along K, judged by P1.k_whole)")
+                                                        : std::string()));
     return;
   }
   std::string norm;
