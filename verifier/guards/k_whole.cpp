@@ -9,6 +9,7 @@
 
 #include "verifier/guards/guards.h"
 #include "verifier/ir/dialect_table.h"
+#include "verifier/ir/init_chain.h"
 #include "verifier/ir/table_reads.h"
 #include "verifier/smt/arith.h"
 
@@ -150,6 +151,31 @@ void guard_k_whole(GuardContext& g) {
     evidence = p.name + " reduces its whole K dimension in one op";
   }
   if (split_at < 0) split_at = g.c.split_reduce;
+  // K whole is shown, not assumed: a contraction over a token-axis slice of
+  // X or dY reduces part of K, whatever its attributes say (a slice taking
+  // the whole axis is no window). Through the accumulator's init it is a
+  // link of a chain over the rest of K (ir/init_chain.h). One summed
+  // element-wise with a contraction over other operands is a tied weight,
+  // P1.single_producer's.
+  const std::vector<int> chain = ir::init_chain(g.m, g.c.producer);
+  const bool tied = g.facts.dag && g.facts.dag->tied_at >= 0;
+  if (splits <= 1 && !tied && (g.c.form == ir::Form::Linalg || g.c.form == ir::Form::Dag))
+    if (const auto w = ir::token_window(g.m, g.c.producer)) {
+      const int64_t n = g.m.values[w->base].type.shape.at(w->axis);
+      splits = w->known && w->limit > w->start && w->stride == 1 && (w->limit - w->start) * 2 <= n
+                   ? static_cast<unsigned>(n / (w->limit - w->start))
+                   : 2;
+      evidence = "split-K: " + p.name + " at " + p.loc.str() + " contracts " +
+                 (w->known ? "tokens [" + std::to_string(w->start) + ", " + std::to_string(w->limit) + ")"
+                           : std::string("a window at a runtime offset")) +
+                 " of a " + std::to_string(n) + "-token axis (a token-axis slice: part of K, whatever its "
+                 "attributes say)";
+      if (g.facts.dag && g.facts.dag->init_of >= 0)
+        evidence += "; its result is the init of " + g.m.ops[g.facts.dag->init_of].name + " at " +
+                    g.m.ops[g.facts.dag->init_of].loc.str() + ": a partial sum, not W's gradient";
+    }
+  if (chain.size() > 1 && splits > 1)
+    evidence += "; a chain through the accumulator's init, in order: " + ir::chain_text(g.m, chain);
   if (splits > 1) {
     g.structural(id, claim, "violated", evidence);
     const ir::Attr* fk = declares ? p.attr(k_whole) : nullptr;

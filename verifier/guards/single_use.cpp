@@ -13,6 +13,7 @@
 
 #include "verifier/guards/guards.h"
 #include "verifier/ir/dialect_table.h"
+#include "verifier/ir/init_chain.h"
 #include "verifier/ir/scalar_fn.h"
 
 namespace fusecert::guards {
@@ -59,6 +60,42 @@ static void single_producer(GuardContext& g, const std::string& gname) {
   const std::string id = "P1.single_producer";
   const std::string claim = "one contraction produces the weight gradient: no contraction over other operands sums "
                             "into it, and no other contraction reaches the updated values";
+  // A chain through the accumulator's init (ir/init_chain.h): the earlier
+  // links, and a contraction the first link's init reads otherwise.
+  int beside = -1;
+  const std::vector<int> chain = ir::init_chain(m, g.c.producer, &beside);
+  if (dag.init_of >= 0 && !ir::split_partner(m, g.c.producer, dag.init_of)) {
+    // The gradient is the init of a later contraction over other operands:
+    // a partial sum of W's gradient, which that chain finishes.
+    const ir::Op& next = m.ops[dag.init_of];
+    g.structural(id, claim, "violated",
+                 next.name + " at " + next.loc.str() + " accumulates into the result of " + g.producer().name +
+                     " (its init): two contractions over different operands produce W's gradient, and this one's "
+                     "result is a partial sum of it");
+    auto& d = g.error("P1", id, next.loc,
+                      "cannot fuse the update into the weight-gradient epilogue: " + gname + " is the init of a "
+                      "later contraction (" + next.name + " at " + next.loc.str() + ") over other operands, so it "
+                      "is a partial sum, not W's gradient; the chain's last link holds the finished gradient");
+    d.notes.push_back(g.producer_note("partial-sum producer here; the update may be fused into the epilogue of the "
+                                      "chain's last link"));
+    return;
+  }
+  if (beside >= 0) {
+    const ir::Op& other = m.ops[beside];
+    const ir::Op& first = m.ops[chain.front()];
+    g.structural(id, claim, "violated",
+                 "the init of " + first.name + " at " + first.loc.str() + " is computed from " + other.name + " at " +
+                     other.loc.str() + " other than as its result: a second contraction sums into W's gradient, "
+                     "and not as a chain through the accumulator's init");
+    g.error("P1", id, first.loc,
+            "cannot fuse the update into the weight-gradient epilogue: the init of this " + first.name +
+                " is computed from a second contraction (" + other.name + " at " + other.loc.str() +
+                ") other than as its result, so the contractions summing into " + gname +
+                " are no chain through the accumulator's init")
+        .notes.push_back(g.producer_note("weight-gradient producer here; legal with one contraction, or a chain "
+                                         "whose links each accumulate into the previous one's result"));
+    return;
+  }
   if (dag.tied_at >= 0) {
     const ir::Op& at = m.ops[dag.tied_at];
     const ir::Op& other = m.ops[dag.tied_with];
@@ -127,10 +164,25 @@ static void single_producer(GuardContext& g, const std::string& gname) {
                                       "reaches the updated weight or state"));
     return;
   }
-  if (!dag.split_partners.empty()) {
+  if (!dag.split_partners.empty() || dag.init_of >= 0) {
     g.structural(id, claim, "holds",
-                 std::to_string(dag.split_partners.size()) + " other contraction(s) over token slices of the same "
-                 "operands sum into the gradient: one contraction split along K (judged by P1.k_whole)");
+                 std::to_string(dag.split_partners.size() + (dag.init_of >= 0)) + " other contraction(s) over token "
+                 "slices of the same operands sum into the gradient" +
+                     (dag.init_of >= 0 ? " (" + m.ops[dag.init_of].name + " at " + m.ops[dag.init_of].loc.str() +
+                                             " accumulates into it through its init)"
+                                       : std::string()) +
+                     ": one contraction split along K (judged by P1.k_whole)");
+    return;
+  }
+  if (chain.size() > 1) {
+    g.structural(id, claim, "holds",
+                 "a chain through the accumulator's init, in order: " + ir::chain_text(m, chain) +
+                     "; each link accumulates into the previous one's result, and the last, " + g.producer().name +
+                     " at " + g.producer().loc.str() + ", produces the gradient; no other contraction sums into it "
+                     "or reaches the updated values" +
+                     (ir::token_window(m, g.c.producer) ? std::string(" (its links contract token slices: split "
+                                                                      "along K, judged by P1.k_whole)")
+                                                        : std::string()));
     return;
   }
   std::string norm;

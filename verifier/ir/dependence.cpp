@@ -5,7 +5,9 @@
 #include <set>
 #include <tuple>
 
+#include "verifier/ir/candidates.h"
 #include "verifier/ir/dialect_table.h"
+#include "verifier/ir/init_chain.h"
 #include "verifier/ir/opaque_attrs.h"
 
 namespace fusecert::ir {
@@ -192,7 +194,21 @@ class Analyzer {
       }
     bool reads = false;
     for (const auto& o : outs) reads = reads || !o.reads.empty();
-    if (((spec && spec->role == OpRole::Contraction) || (!spec && is_linalg_contraction(op))) && !reads) {
+    // A contraction of inputs independent of the gradient accumulating into
+    // a value computed from it element-wise (its init): the gradient is a
+    // partial sum of a chain through the accumulator's init
+    // (ir/init_chain.h), not W's gradient. A product of the gradient is P9's.
+    auto elementwise = [&](int v) {
+      const ValueDep dv = get(env, v, grad);
+      return !dv.reads.empty() && std::all_of(dv.reads.begin(), dv.reads.end(),
+                                              [](const GradRead& r) { return r.via.empty(); });
+    };
+    const std::vector<int> ins = inputs(op);
+    if (is_contraction(op) && reads && d_.init_of < 0 &&
+        std::none_of(ins.begin(), ins.end(), [&](int v) { return !get(env, v, grad).reads.empty(); }))
+      for (int v : inits(op))
+        if (elementwise(v)) d_.init_of = op.id;
+    if (is_contraction(op) && !reads) {
       // A split-K partner is the producer over other tokens: what its
       // operands are computed from (the forward pass behind dY) is the
       // producer's input, as the producer's own operands are, not a second
@@ -348,12 +364,6 @@ class Analyzer {
   /// iterator, linalg.matmul, ...): what it computes crosses a reduction.
   static bool reduces_loops(const Op& op) {
     return op.num_inputs >= 0 && std::count(op.iterators.begin(), op.iterators.end(), "reduction") > 0;
-  }
-  /// A linalg op that contracts two inputs over a reduction loop
-  /// (linalg.matmul and its variants, a contraction-shaped generic).
-  static bool is_linalg_contraction(const Op& op) {
-    return op.kind == Op::Kind::Matmul || op.kind == Op::Kind::MatmulTransposeA ||
-           op.kind == Op::Kind::BatchMatmulTransposeA || (reduces_loops(op) && op.num_inputs >= 2);
   }
 
   static ValueDep merged(const std::vector<const ValueDep*>& ins, const Op& op) {
@@ -1060,6 +1070,28 @@ std::optional<std::pair<TokenSides, TokenSides>> other_windows(const Module& m, 
 }
 
 }  // namespace
+
+std::optional<AxisWindow> token_window(const Module& m, int id) {
+  const Op& op = m.ops[id];
+  if (op.operands.size() < 2) return std::nullopt;
+  int la = -1, ra = -1;
+  const OpSpec* s = dialects().find(op.name);
+  const Attr* a = op.attr("dot_dimension_numbers");
+  std::string why;
+  if (std::optional<DotDimensions> dd = s && s->role == OpRole::Contraction && a ? parse_dot_dimensions(*a, why)
+                                                                                 : std::nullopt) {
+    if (dd->lhs_contracting.size() != 1 || dd->rhs_contracting.size() != 1) return std::nullopt;
+    la = static_cast<int>(dd->lhs_contracting[0]);
+    ra = static_cast<int>(dd->rhs_contracting[0]);
+  } else if (const auto axes = s ? std::nullopt : linalg_contracting_axes(op)) {
+    std::tie(la, ra) = *axes;
+  } else {
+    return std::nullopt;
+  }
+  for (auto [k, axis] : {std::pair{0, la}, std::pair{1, ra}})
+    if (std::optional<AxisWindow> w = axis_window(m, op.operands[k]); w && w->axis == axis) return w;
+  return std::nullopt;
+}
 
 bool split_partner(const Module& m, int producer, int other) {
   const auto w = other_windows(m, producer, other);

@@ -129,6 +129,10 @@ struct Dag {
   /// are one contraction over K in partial sums, not a second producer.
   std::vector<int> split_partners;
   int split_at = -1;
+  /// A later contraction (op id) accumulating into a value computed from
+  /// the gradient (its init): the gradient is a partial sum of a chain
+  /// through the accumulator's init, not W's gradient (ir/init_chain.h).
+  int init_of = -1;
   /// Another contraction (op id) whose result reaches a result of the step
   /// that reads the gradient, by a path other than a sum into the gradient
   /// (a product with it, a norm of it, ...): fusecert does not decide what
@@ -154,6 +158,11 @@ struct Dag {
 /// table role), or nullopt: not a slice, a slice along several axes, or a
 /// slice that takes a whole dimension everywhere.
 std::optional<AxisWindow> axis_window(const Module& m, int v);
+
+/// The window along its contracting axis of an operand of contraction `op`
+/// (a token-axis slice of X or dY: axis_window on that axis), or nullopt.
+/// A contraction over one reduces part of K, whatever its attributes say.
+std::optional<AxisWindow> token_window(const Module& m, int op);
 
 /// Whether contraction `other` is the producer's contraction over another
 /// part of the same K: each of the two contracts, on each side, a window
