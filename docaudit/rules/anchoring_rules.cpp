@@ -412,9 +412,26 @@ bool foreign_path(const std::string& text, const Repo& repo, const RuleSet& r) {
   return first != ".." && first != r.generated_dir && !repo.is_path_root(first);
 }
 
+/// An initialism ("CK", "IN" of "Intel NPU"): two or more capitals and nothing else.
+bool is_initialism(const std::string& w) {
+  return w.size() >= 2 && std::all_of(w.begin(), w.end(), [](char c) { return c >= 'A' && c <= 'Z'; });
+}
+
+/// `w` occurs in `text` as a whole word; an initialism only as written
+/// (the initials of "Intel NPU" name it as IN, never as the word "in").
+bool has_word(const std::string& text, const std::string& w) {
+  if (!is_initialism(w)) return find_term(text, w) != std::string::npos;
+  auto word_char = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  for (std::size_t i = text.find(w); i != std::string::npos; i = text.find(w, i + 1)) {
+    const std::size_t end = i + w.size();
+    if ((i == 0 || !word_char(text[i - 1])) && (end == text.size() || !word_char(text[end]))) return true;
+  }
+  return false;
+}
+
 bool any_word(const std::string& text, const std::vector<std::string>& words) {
   for (const auto& w : words)
-    if (find_term(text, w) != std::string::npos) return true;
+    if (has_word(text, w)) return true;
   return false;
 }
 
