@@ -412,7 +412,8 @@ bool foreign_path(const std::string& text, const Repo& repo, const RuleSet& r) {
   return first != ".." && first != r.generated_dir && !repo.is_path_root(first);
 }
 
-/// An initialism ("CK", "IN" of "Intel NPU"): two or more capitals and nothing else.
+/// An initialism ("CK", "IN" of "Intel NPU", a configured "AITER"): two or more
+/// capitals and nothing else, whatever source named it.
 bool is_initialism(const std::string& w) {
   return w.size() >= 2 && std::all_of(w.begin(), w.end(), [](char c) { return c >= 'A' && c <= 'Z'; });
 }
