@@ -334,7 +334,7 @@ void guard_routing(GuardContext& g) {
   by_structure.kind = ir::Attr::Kind::String;
   by_structure.text = "conditional";
   const ir::Attr* a = nullptr;
-  const ir::Op* at = cons;  // the op stating the routing
+  const ir::Op* stating = cons;  // the op stating the routing
   if (g.facts.routed) {
     const ir::Attr* stated = g.stated("routing");
     const ir::Attr* told = stated ? nullptr : assumed("routing");
@@ -352,7 +352,7 @@ void guard_routing(GuardContext& g) {
     }
     a = &by_structure;
   } else {
-    a = g.fact("routing", "P5", id, "\"dense\" or \"conditional\"", &at);
+    a = g.fact("routing", "P5", id, "\"dense\" or \"conditional\"", &stating);
   }
   if (!a) return;
   if (a->kind != ir::Attr::Kind::String || (a->text != "dense" && a->text != "conditional")) {
@@ -362,7 +362,7 @@ void guard_routing(GuardContext& g) {
   }
   const bool second = g.facts.second_moment;
   if (a->text == "dense") {
-    g.structural(id, claim, "holds", k_routing + " = \"dense\" on " + at->name + ": every step carries a gradient");
+    g.structural(id, claim, "holds", k_routing + " = \"dense\" on " + stating->name + ": every step carries a gradient");
     return;
   }
   // What an unrouted step must do (the team's reference): shown by an
